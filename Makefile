@@ -1,0 +1,131 @@
+# moat: `make` builds build/moat and build/moat-wrapper; `make check` runs
+# every test suite; `make demo` shows the sandbox at work.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+# WERROR=1 turns warnings into errors (make check and CI set it).
+WERROR ?=
+# SANITIZE=address,undefined builds everything with those sanitizers.
+SANITIZE ?=
+B ?= build
+
+UNAME_S := $(shell uname -s)
+
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wvla -Wimplicit-fallthrough -Wwrite-strings
+ifeq ($(SANITIZE),)
+HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong
+else
+HARDEN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+ifneq ($(WERROR),)
+WARNINGS += -Werror
+endif
+
+ALL_CFLAGS := -std=c17 -D_GNU_SOURCE -Isrc $(WARNINGS) $(HARDEN) -fPIE -MMD -MP $(CFLAGS)
+ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now $(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(LDFLAGS)
+
+# One backend per platform, chosen here rather than by #ifdef in functions.
+SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/seccomp.c
+SANDBOX_Darwin := src/sandbox/seatbelt.c
+SANDBOX_SRC := $(wildcard $(SANDBOX_$(UNAME_S)) src/sandbox/sbpl.c src/sandbox/common.c)
+
+LIB_SRC := $(wildcard src/base/*.c src/config/*.c src/profile/*.c src/context/*.c \
+	src/shells/*.c src/approvals/*.c src/trace/*.c) $(SANDBOX_SRC)
+CLI_SRC := $(wildcard src/cli/*.c)
+WRAPPER_SRC := $(wildcard src/wrapper/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+LIB := $(B)/libmoat.a
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
+HELPER_BIN := $(patsubst tests/helpers/%.c,$(B)/tests/helpers/%,$(HELPER_SRC))
+
+.PHONY: all check unit test-bins install uninstall demo bench clean fuzz format
+all: $(B)/moat $(B)/moat-wrapper
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(call obj,$(LIB_SRC))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/moat: $(call obj,$(CLI_SRC)) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(B)/moat-wrapper: $(call obj,$(WRAPPER_SRC)) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+# Fuzz targets build here as plain corpus replayers, so they cannot rot;
+# `make fuzz` builds them with libFuzzer (clang) for real fuzzing.
+$(B)/tests/fuzz/%: $(B)/obj/tests/fuzz/%.o $(B)/obj/tests/fuzz/replay.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(B)/obj/tests/fuzz/replay.o: tests/fuzz/replay.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Small programs the end-to-end tests run inside the sandbox (escape probes).
+$(B)/tests/helpers/%: $(B)/obj/tests/helpers/%.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
+
+test-bins: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN)
+
+check:
+	$(MAKE) WERROR=1 test-bins
+	B=$(B) tests/run-all
+
+unit: $(UNIT_BIN)
+	B=$(B) tests/run-all unit
+
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+fuzz:
+	@mkdir -p $(B)/fuzz
+	@for src in $(FUZZ_SRC); do \
+		name=$$(basename $$src .c); \
+		$(FUZZ_CC) -std=c17 -D_GNU_SOURCE -Isrc -g -O1 -fsanitize=fuzzer,address,undefined \
+			$$src $(LIB_SRC) -o $(B)/fuzz/$$name || exit 1; \
+		mkdir -p $(B)/fuzz/$$name-corpus; \
+		$(B)/fuzz/$$name -max_total_time=$(FUZZ_SECONDS) $(B)/fuzz/$$name-corpus \
+			tests/fuzz/corpus/$${name#fuzz_} || exit 1; \
+	done
+
+demo: all
+	@tests/demo.sh $(B)
+
+bench: all
+	@bench/run $(B)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(B)/moat $(B)/moat-wrapper $(DESTDIR)$(BINDIR)/
+	install -m 0644 docs/moat.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/moat $(DESTDIR)$(BINDIR)/moat-wrapper $(DESTDIR)$(MANDIR)/man1/moat.1
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(B) build-*
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,37 @@
+/* File system helpers with the project's error conventions. */
+#ifndef MOAT_BASE_FS_H
+#define MOAT_BASE_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/util.h"
+
+/* Read a whole regular file of at most max bytes. *data is NUL-terminated
+ * and owned by the caller. Returns 0, or -1 with err set (errno kept). */
+int fs_read_file(const char *path, size_t max, char **data, size_t *len, struct error *err);
+
+/* Replace path with data so that a crash leaves either the old or the new
+ * file, never half of one: temp file in the same directory, fsync, rename.
+ * The mode of an existing file is kept; otherwise mode is used. */
+int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct error *err);
+
+/* mkdir -p with the given mode for new directories. */
+int fs_mkdir_p(const char *path, mode_t mode, struct error *err);
+
+/* realpath() that sets err; caller frees. NULL on failure. */
+char *fs_canonical(const char *path, struct error *err);
+
+/* The canonical current directory, or NULL with a message that says why
+ * (for example a directory deleted under the caller). */
+char *fs_cwd(struct error *err);
+
+/* Make a path absolute against the current directory without resolving
+ * symlinks, and normalize it. Caller frees. */
+char *fs_absolute(const char *path, struct error *err);
+
+bool fs_is_dir(const char *path);
+bool fs_exists(const char *path);
+
+#endif

@@ -1,0 +1,110 @@
+#include "base/path.h"
+
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "base/util.h"
+
+bool path_is_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	while (*b == '/')
+		b++;
+	if (la && a[la - 1] == '/')
+		return xasprintf("%s%s", a, b);
+	return xasprintf("%s/%s", a, b);
+}
+
+char *path_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	while (slash > path && slash[-1] == '/')
+		slash--;
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+const char *path_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static bool has_dotdot_component(const char *p)
+{
+	for (const char *c = p; (c = strstr(c, "..")); c += 2) {
+		bool starts = c == p || c[-1] == '/';
+		bool ends = c[2] == '\0' || c[2] == '/';
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+const char *path_refusal(const char *path)
+{
+	if (path[0] != '/')
+		return "it is not an absolute path";
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			return "it contains a control character";
+		if (*c == '"' || *c == '\'' || *c == '`')
+			return "it contains a quote";
+		if (*c == '\\')
+			return "it contains a backslash";
+	}
+	if (has_dotdot_component(path))
+		return "it contains a '..' component";
+	return NULL;
+}
+
+char *path_expand_tilde(const char *path, const char *home)
+{
+	if (path[0] == '~' && (path[1] == '\0' || path[1] == '/'))
+		return path[1] ? path_join(home, path + 2) : xstrdup(home);
+	return xstrdup(path);
+}
+
+char *path_contract_tilde(const char *path, const char *home)
+{
+	if (home && home[0] == '/' && strcmp(home, "/") != 0 && path_is_under(path, home)) {
+		const char *rest = path + strlen(home);
+		while (*rest == '/')
+			rest++;
+		return *rest ? xasprintf("~/%s", rest) : xstrdup("~");
+	}
+	return xstrdup(path);
+}
+
+char *path_normalize(const char *path)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p = path;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		if (len && !(len == 1 && p[0] == '.')) {
+			sb_addc(&out, '/');
+			sb_add(&out, p, len);
+		}
+		p = end;
+	}
+	if (!out.len)
+		sb_addc(&out, '/');
+	return sb_detach(&out);
+}

@@ -1,0 +1,238 @@
+/* moat wrap NAME [--env KEY=VALUE]... BIN...: make or update a local shell
+ * (bin/<tool> -> moat-wrapper, the manifest, the env file) from binaries
+ * already on this machine, the no-nix way to try moat. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/fs.h"
+#include "base/path.h"
+#include "base/strbuf.h"
+#include "cli/cli.h"
+#include "shells/shells.h"
+
+struct wrap_args {
+	const char *name;
+	const char **env; /* KEY=VALUE */
+	int nenv;
+	const char **bins;
+	int nbins;
+};
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A directory on PATH that is itself a shell's bin/ holds wrappers, not
+ * real binaries: skip it, or a shell would wrap a wrapper. */
+static bool is_shell_bin(const char *dir)
+{
+	cleanup_free char *shell = path_dirname(dir);
+	cleanup_free char *manifest = path_join(shell, MANIFEST_REL);
+	return fs_exists(manifest);
+}
+
+static char *find_binary(const char *bin, const char *wrapper, struct error *err)
+{
+	cleanup_free char *found = NULL;
+	if (strchr(bin, '/')) {
+		found = fs_absolute(bin, err);
+		if (!found)
+			return NULL;
+	} else {
+		const char *path = getenv("PATH");
+		cleanup_free char *copy = xstrdup(path ? path : "");
+		for (char *dir = copy, *colon; dir && !found; dir = colon ? colon + 1 : NULL) {
+			colon = strchr(dir, ':');
+			if (colon)
+				*colon = '\0';
+			if (dir[0] != '/' || is_shell_bin(dir))
+				continue;
+			cleanup_free char *cand = path_join(dir, bin);
+			struct stat st;
+			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+				found = steal_ptr(&cand);
+		}
+		if (!found) {
+			error_set(err, "cannot find '%s' on PATH", bin);
+			return NULL;
+		}
+	}
+	struct stat st;
+	if (stat(found, &st) < 0 || !S_ISREG(st.st_mode) || access(found, X_OK) < 0) {
+		error_set(err, "'%s' is not an executable file", found);
+		return NULL;
+	}
+	if (same_file(found, wrapper)) {
+		error_set(err, "'%s' is moat-wrapper itself", found);
+		error_hint(err, "name the real binary, e.g. /usr/bin/%s", path_basename(found));
+		return NULL;
+	}
+	const char *why = path_refusal(found);
+	if (why && strstr(why, "control")) {
+		error_set(err, "cannot wrap '%s': %s", found, why);
+		return NULL;
+	}
+	return steal_ptr(&found);
+}
+
+/* Point dir/bin/<tool> at the wrapper; replace whatever was there atomically. */
+static int link_tool(const char *shell, const char *tool, const char *wrapper, struct error *err)
+{
+	cleanup_free char *link = xasprintf("%s/bin/%s", shell, tool);
+	cleanup_free char *tmp = xasprintf("%s/bin/.%s.moat-new", shell, tool);
+	unlink(tmp);
+	if (symlink(wrapper, tmp) < 0)
+		return error_set(err, "cannot create '%s': %s", tmp, strerror(errno));
+	if (rename(tmp, link) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return error_set(err, "cannot create '%s': %s", link, strerror(e));
+	}
+	return 0;
+}
+
+static int update_manifest(const char *shell, const struct wrap_args *a, char **reals, struct error *err)
+{
+	struct manifest m = {0};
+	cleanup_free char *path = path_join(shell, MANIFEST_REL);
+	if (fs_exists(path) && manifest_load(shell, &m, err) < 0)
+		return -1;
+	for (int i = 0; i < a->nbins; i++)
+		manifest_set(&m, path_basename(reals[i]), reals[i]);
+	cleanup_free char *text = manifest_format(&m);
+	manifest_free(&m);
+	return fs_write_atomic(path, text, strlen(text), 0644, err);
+}
+
+static int update_env(const char *shell, const struct wrap_args *a, struct error *err)
+{
+	if (!a->nenv)
+		return 0;
+	cleanup_free char *path = path_join(shell, ENVFILE_REL);
+	cleanup_free char *old = NULL;
+	size_t len = 0;
+	if (fs_exists(path) && fs_read_file(path, MANIFEST_MAX, &old, &len, err) < 0)
+		return -1;
+	struct strbuf text = STRBUF_INIT;
+	if (old)
+		sb_add(&text, old, len);
+	if (text.len && text.buf[text.len - 1] != '\n')
+		sb_addc(&text, '\n');
+	for (int i = 0; i < a->nenv; i++)
+		sb_addf(&text, "%s\n", a->env[i]);
+	/* Check what we are about to write with the reader the wrapper uses. */
+	struct env_change *env;
+	size_t n;
+	int rc = envfile_parse(text.buf, text.len, path, "${MOAT_ROOT}", &env, &n, err);
+	if (rc == 0) {
+		/* Later lines win; rewrite without duplicates. */
+		struct strbuf out = STRBUF_INIT;
+		for (size_t i = 0; i < n; i++) {
+			bool later = false;
+			for (size_t j = i + 1; j < n; j++)
+				later |= strcmp(env[i].name, env[j].name) == 0;
+			if (!later)
+				sb_addf(&out, "%s=%s\n", env[i].name, env[i].value);
+		}
+		env_changes_free(env, n);
+		rc = fs_write_atomic(path, out.buf, out.len, 0644, err);
+		sb_release(&out);
+	}
+	sb_release(&text);
+	return rc;
+}
+
+static int parse_wrap_args(int argc, char **argv, struct wrap_args *a)
+{
+	const struct command *self = cli_command("wrap");
+	a->env = xcalloc((size_t)argc, sizeof(char *));
+	a->bins = xcalloc((size_t)argc, sizeof(char *));
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--env") == 0 || strncmp(argv[i], "--env=", 6) == 0) {
+			const char *kv = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!kv || !strchr(kv, '='))
+				return cli_usage_error(self, "--env needs KEY=VALUE");
+			a->env[a->nenv++] = kv;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage_error(self, "unknown option '%s'", argv[i]);
+		} else if (!a->name) {
+			a->name = argv[i];
+		} else {
+			a->bins[a->nbins++] = argv[i];
+		}
+	}
+	if (!a->name)
+		return cli_usage_error(self, "missing the shell NAME");
+	if (!a->nbins && !a->nenv)
+		return cli_usage_error(self, "name at least one binary to wrap");
+	return 0;
+}
+
+static char *shell_dir_for(const char *name, struct error *err)
+{
+	if (strchr(name, '/'))
+		return fs_absolute(name, err);
+	const char *why = tool_name_refusal(name);
+	if (why) {
+		error_set(err, "bad shell name '%s': %s", name, why);
+		return NULL;
+	}
+	cleanup_free char *search = shells_search_path();
+	char *colon = strchr(search, ':');
+	if (colon)
+		*colon = '\0';
+	return path_join(search, name);
+}
+
+static int wrap(const struct wrap_args *a, char **reals, struct error *err)
+{
+	cleanup_free char *self = realpath("/proc/self/exe", NULL);
+	cleanup_free char *self_dir = self ? path_dirname(self) : xstrdup(".");
+	cleanup_free char *wrapper = path_join(self_dir, "moat-wrapper");
+	if (access(wrapper, X_OK) < 0) {
+		error_set(err, "cannot find moat-wrapper next to moat (%s)", wrapper);
+		error_hint(err, "install both with 'make install'");
+		return -1;
+	}
+	for (int i = 0; i < a->nbins; i++)
+		if (!(reals[i] = find_binary(a->bins[i], wrapper, err)))
+			return -1;
+	cleanup_free char *shell = shell_dir_for(a->name, err);
+	if (!shell)
+		return -1;
+	cleanup_free char *bin = path_join(shell, "bin");
+	cleanup_free char *share = path_join(shell, "share/moat");
+	if (fs_mkdir_p(bin, 0755, err) < 0 || fs_mkdir_p(share, 0755, err) < 0)
+		return -1;
+	if (update_env(shell, a, err) < 0 || update_manifest(shell, a, reals, err) < 0)
+		return -1;
+	for (int i = 0; i < a->nbins; i++)
+		if (link_tool(shell, path_basename(reals[i]), wrapper, err) < 0)
+			return -1;
+	printf("%s\n", shell);
+	for (int i = 0; i < a->nbins; i++)
+		printf("  %-20s %s\n", path_basename(reals[i]), reals[i]);
+	return 0;
+}
+
+int cmd_wrap(int argc, char **argv, const struct global_opts *g)
+{
+	(void)g;
+	struct wrap_args a = {0};
+	int rc = parse_wrap_args(argc, argv, &a);
+	if (rc == 0) {
+		struct error err = {0};
+		char **reals = xcalloc((size_t)a.nbins + 1, sizeof(char *));
+		rc = wrap(&a, reals, &err) < 0 ? cli_fail(&err, 1) : 0;
+		for (int i = 0; i < a.nbins; i++)
+			free(reals[i]);
+		free(reals);
+	}
+	free(a.env);
+	free(a.bins);
+	return rc;
+}

@@ -1,0 +1,129 @@
+#include "cli/session.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "base/fs.h"
+#include "base/path.h"
+#include "base/strbuf.h"
+#include "context/env.h"
+#include "context/grants.h"
+#include "shells/shells.h"
+
+/* moat-wrapper installed next to moat, which wrapped tools inside the
+ * session must be able to run. */
+static char *find_wrapper(void)
+{
+	cleanup_free char *self = realpath("/proc/self/exe", NULL);
+	if (!self)
+		return NULL;
+	cleanup_free char *dir = path_dirname(self);
+	cleanup_free char *wrapper = path_join(dir, "moat-wrapper");
+	return realpath(wrapper, NULL);
+}
+
+static int add_shells(struct session *s, char **shells, int n, const struct global_opts *g,
+		      struct error *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	for (int i = 0; i < n; i++) {
+		cleanup_free char *dir = NULL;
+		if (shell_find(shells[i], &dir, err) < 0) {
+			sb_release(&path);
+			return -1;
+		}
+		cli_verbose(g, "shell %s: %s", shells[i], dir);
+		context_add_shell(&s->ctx, dir);
+		sb_addf(&path, "%s/bin:", dir);
+	}
+	const char *caller = getenv("PATH");
+	sb_adds(&path, caller && *caller ? caller : "/usr/local/bin:/usr/bin:/bin");
+	s->path = sb_detach(&path);
+	return 0;
+}
+
+int session_open(struct session *s, char **shells, int nshells, const struct global_opts *g,
+		 struct error *err)
+{
+	*s = (struct session){0};
+	const char *home = context_real_home(err);
+	if (!home)
+		return -1;
+	cleanup_free char *cwd = fs_cwd(err);
+	if (!cwd)
+		return -1;
+	if (context_init(&s->ctx, cwd, home, err) < 0)
+		return -1;
+	cli_verbose(g, "root %s (home %s)", s->ctx.root, s->ctx.home);
+	s->ctx.wrapper = find_wrapper();
+	if (add_shells(s, shells, nshells, g, err) < 0 ||
+	    context_add_config_grants(&s->ctx, NULL, err) < 0 || sandbox_probe(&s->support, err) < 0 ||
+	    context_build_profile(&s->ctx, &s->profile, err) < 0 ||
+	    env_apply_overrides(&s->home_override, err) < 0 ||
+	    env_check_home(&s->profile, s->home_override, "'*'", err) < 0) {
+		session_close(s);
+		return -1;
+	}
+	if (s->support.not_enforced[0])
+		fprintf(stderr, "moat: not enforced by this kernel (Landlock ABI %d): %s\n", s->support.abi,
+			s->support.not_enforced);
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	context_free(&s->ctx);
+	profile_free(&s->profile);
+	free(s->path);
+	free(s->home_override);
+	*s = (struct session){0};
+}
+
+/* Find cmd as execvp would, on the session's PATH. */
+static char *resolve_command(const char *cmd, const char *path, struct error *err)
+{
+	if (strchr(cmd, '/'))
+		return xstrdup(cmd);
+	cleanup_free char *copy = xstrdup(path);
+	bool found_unusable = false;
+	for (char *dir = copy, *colon; dir; dir = colon ? colon + 1 : NULL) {
+		colon = strchr(dir, ':');
+		if (colon)
+			*colon = '\0';
+		cleanup_free char *cand = path_join(*dir ? dir : ".", cmd);
+		struct stat st;
+		if (stat(cand, &st) < 0 || S_ISDIR(st.st_mode))
+			continue;
+		if (access(cand, X_OK) == 0)
+			return steal_ptr(&cand);
+		found_unusable = true;
+	}
+	error_set(err, "%s: %s", cmd, found_unusable ? "permission denied" : "command not found");
+	err->status = found_unusable ? EXIT_CANNOT_RUN : EXIT_NOT_FOUND;
+	return NULL;
+}
+
+int session_exec(struct session *s, char **cmd, struct error *err)
+{
+	context_apply_env(&s->profile);
+	setenv("PATH", s->path, 1);
+	cleanup_free char *exe = resolve_command(cmd[0], s->path, err);
+	if (!exe)
+		return err->status;
+	/* A descriptor to a file outside would be a hole Landlock cannot close. */
+	syscall(SYS_close_range, 3, ~0u, 0);
+	if (sandbox_apply(&s->profile, &s->support, err) < 0 ||
+	    context_make_tmpdir(s->profile.root, err) < 0 || env_make_home(s->home_override, err) < 0)
+		return EXIT_MOAT_FAILED;
+	execv(exe, cmd);
+	int e = errno;
+	error_set(err, "cannot run '%s': %s", exe, strerror(e));
+	if (e == EACCES) {
+		cleanup_free char *dir = path_dirname(exe);
+		error_hint(err, "the sandbox may not allow running it; to grant it:  moat allow %s %s --exec",
+			   path_basename(exe), dir);
+	}
+	return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+}

@@ -1,0 +1,204 @@
+#include "context/context.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/fs.h"
+#include "base/path.h"
+
+/* /etc entries that DNS, TLS and time need; on some systems they are
+ * symlinks to files outside /etc (resolv.conf -> /run/systemd/...). */
+static const char *const etc_needed[] = {
+	"/etc/resolv.conf", "/etc/hosts",    "/etc/nsswitch.conf",
+	"/etc/host.conf",   "/etc/gai.conf", "/etc/localtime",
+	"/etc/timezone",    "/etc/ssl/certs/ca-certificates.crt",
+	"/etc/pki/tls/certs/ca-bundle.crt",
+};
+
+const char *context_real_home(struct error *err)
+{
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/') {
+		error_set(err, "HOME is %s", home ? "not an absolute path" : "not set");
+		error_hint(err, "moat needs the real HOME to keep it out of the sandbox; set HOME");
+		err->status = 125;
+		return NULL;
+	}
+	return home;
+}
+
+static bool covered_by_defaults(const struct profile *defaults, const char *path)
+{
+	for (size_t i = 0; i < defaults->nrules; i++)
+		if ((defaults->rules[i].access & ACCESS_READ) && path_is_under(path, defaults->rules[i].path))
+			return true;
+	return false;
+}
+
+static void gather_etc_links(struct context *c)
+{
+	/* Compare against the default rules so only targets outside them are added. */
+	struct profile defaults = {0};
+	struct profile_input in = {.root = c->root, .home = c->home};
+	struct error ignored;
+	if (profile_build(&in, &defaults, &ignored) < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_LEN(etc_needed) && c->netc_links < ARRAY_LEN(c->etc_links); i++) {
+		char *target = realpath(etc_needed[i], NULL);
+		if (target && !covered_by_defaults(&defaults, target) && !path_refusal(target))
+			c->etc_links[c->netc_links++] = target;
+		else
+			free(target);
+	}
+	profile_free(&defaults);
+}
+
+static void gather_terminals(struct context *c)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		char name[256];
+		if (!isatty(fd) || ttyname_r(fd, name, sizeof(name)) != 0)
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < c->nterminals; i++)
+			seen |= strcmp(c->terminals[i], name) == 0;
+		if (!seen && !path_refusal(name))
+			c->terminals[c->nterminals++] = xstrdup(name);
+	}
+}
+
+int context_init(struct context *c, const char *root, const char *home, struct error *err)
+{
+	*c = (struct context){0};
+	c->root = fs_canonical(root, err);
+	if (!c->root)
+		return -1;
+	char *home_canon = realpath(home, NULL);
+	c->home = home_canon ? home_canon : path_normalize(home);
+	if (profile_refuse_root(c->root, c->home, err) < 0) {
+		context_free(c);
+		return -1;
+	}
+	gather_terminals(c);
+	gather_etc_links(c);
+	return 0;
+}
+
+void context_add_shell(struct context *c, const char *dir)
+{
+	c->shell_dirs = xrealloc_array(c->shell_dirs, c->nshell_dirs + 1, sizeof(char *));
+	c->shell_dirs[c->nshell_dirs++] = xstrdup(dir);
+}
+
+void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access)
+{
+	c->grants = xrealloc_array(c->grants, c->ngrants + 1, sizeof(*c->grants));
+	c->grants[c->ngrants++] = (struct grant){xstrdup(bin), xstrdup(path), access};
+}
+
+void context_free(struct context *c)
+{
+	free(c->root);
+	free(c->home);
+	for (size_t i = 0; i < c->nterminals; i++)
+		free(c->terminals[i]);
+	for (size_t i = 0; i < c->netc_links; i++)
+		free(c->etc_links[i]);
+	for (size_t i = 0; i < c->nshell_dirs; i++)
+		free(c->shell_dirs[i]);
+	for (size_t i = 0; i < c->ngrants; i++) {
+		free((char *)c->grants[i].bin);
+		free((char *)c->grants[i].path);
+	}
+	for (size_t i = 0; i < c->njailbreaks; i++)
+		free(c->jailbreaks[i]);
+	free(c->shell_dirs);
+	free(c->grants);
+	free(c->jailbreaks);
+	free(c->wrapper);
+	*c = (struct context){0};
+}
+
+int context_build_profile(const struct context *c, struct profile *out, struct error *err)
+{
+	struct profile_input in = {
+		.platform = PLATFORM_LINUX,
+		.root = c->root,
+		.home = c->home,
+		.terminals = (const char *const *)c->terminals,
+		.nterminals = c->nterminals,
+		.etc_links = (const char *const *)c->etc_links,
+		.netc_links = c->netc_links,
+		.grants = c->grants,
+		.ngrants = c->ngrants,
+		.jailbreaks = (const char *const *)c->jailbreaks,
+		.njailbreaks = c->njailbreaks,
+		.shell_dirs = (const char *const *)c->shell_dirs,
+		.nshell_dirs = c->nshell_dirs,
+		.wrapper = c->wrapper,
+	};
+	return profile_build(&in, out, err);
+}
+
+void context_apply_env(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nenv; i++) {
+		if (p->env[i].value)
+			setenv(p->env[i].name, p->env[i].value, 1);
+		else
+			unsetenv(p->env[i].name);
+	}
+}
+
+int context_make_tmpdir(const char *root, struct error *err)
+{
+	cleanup_close int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return error_set(err, "cannot open '%s': %s", root, strerror(errno));
+	if (mkdirat(rootfd, ".moat", 0755) < 0 && errno != EEXIST)
+		return error_set(err, "cannot create '%s/.moat': %s", root, strerror(errno));
+	cleanup_close int moatfd = openat(rootfd, ".moat", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (moatfd < 0)
+		return error_set(err, "cannot open '%s/.moat': %s", root, strerror(errno));
+	if (mkdirat(moatfd, "tmp", 0700) < 0 && errno != EEXIST)
+		return error_set(err, "cannot create '%s/.moat/tmp': %s", root, strerror(errno));
+	int fd = openat(moatfd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		/* "*" ignores the directory's contents and the .gitignore itself. */
+		if (write(fd, "*\n", 2) != 2) {
+			close(fd);
+			return error_set(err, "cannot write '%s/.moat/.gitignore'", root);
+		}
+		close(fd);
+	} else if (errno != EEXIST) {
+		return error_set(err, "cannot create '%s/.moat/.gitignore': %s", root, strerror(errno));
+	}
+	return 0;
+}
+
+char *context_canonical_prefix(const char *path, struct error *err)
+{
+	if (path[0] != '/') {
+		error_set(err, "'%s' is not an absolute path", path);
+		return NULL;
+	}
+	cleanup_free char *norm = path_normalize(path);
+	/* head is always a prefix of norm: shorten it until it exists ("/" does). */
+	cleanup_free char *head = xstrdup(norm);
+	for (;;) {
+		cleanup_free char *canon = realpath(head, NULL);
+		if (canon) {
+			const char *rest = norm + strlen(head);
+			if (strcmp(canon, "/") == 0)
+				return xasprintf("/%s", rest + (*rest == '/'));
+			return xasprintf("%s%s", canon, rest);
+		}
+		char *slash = strrchr(head, '/');
+		if (slash == head)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}

@@ -1,0 +1,53 @@
+/* The context: facts gathered from the host (root, home, terminals, shells,
+ * config grants) that the profile is built from. All of moat's I/O for
+ * building a profile happens here, so profile/ stays pure. */
+#ifndef MOAT_CONTEXT_CONTEXT_H
+#define MOAT_CONTEXT_CONTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/util.h"
+#include "profile/profile.h"
+
+struct context {
+	char *root;        /* canonical project root */
+	char *home;        /* the real HOME, canonical when it exists */
+	char *terminals[3];
+	size_t nterminals;
+	char *etc_links[16];
+	size_t netc_links;
+	char **shell_dirs; /* canonical */
+	size_t nshell_dirs;
+	char *wrapper;     /* canonical moat-wrapper that shells link to, or NULL */
+	struct grant *grants;
+	size_t ngrants;
+	char **jailbreaks;
+	size_t njailbreaks;
+};
+
+/* Gather the facts for a sandbox rooted at root (made canonical) for a user
+ * whose real home is home. Refuses a root that is home or contains it. */
+int context_init(struct context *c, const char *root, const char *home, struct error *err);
+void context_add_shell(struct context *c, const char *dir);
+void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access);
+void context_free(struct context *c);
+
+int context_build_profile(const struct context *c, struct profile *out, struct error *err);
+
+/* Apply a profile's environment changes to this process's environment. */
+void context_apply_env(const struct profile *p);
+
+/* Create $root/.moat/tmp and $root/.moat/.gitignore ("*"). Called after the
+ * sandbox is applied, so a symlink planted by sandboxed code at .moat cannot
+ * steer these writes outside the root; never follows symlinks anyway. */
+int context_make_tmpdir(const char *root, struct error *err);
+
+/* The canonical form of a path that may not exist yet: its deepest existing
+ * ancestor resolved, the rest appended. Caller frees; NULL + err if relative. */
+char *context_canonical_prefix(const char *path, struct error *err);
+
+/* The real HOME: $HOME, which must be set and absolute. */
+const char *context_real_home(struct error *err);
+
+#endif

@@ -1,0 +1,208 @@
+#include "profile/profile.h"
+
+#include <string.h>
+
+#include "base/path.h"
+
+struct default_rule {
+	const char *path;
+	unsigned access;
+	enum rule_origin origin;
+};
+
+/* The handbook's table: what every sandbox on Linux may reach. /proc is
+ * readable because runtimes need /proc/self; Landlock's ptrace rules keep
+ * other processes' environ, mem, cwd and fd out of reach. */
+static const struct default_rule linux_defaults[] = {
+	{"/usr", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/bin", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/sbin", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/lib", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/lib32", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/lib64", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/libx32", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/nix/store", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/etc", ACCESS_READ, ORIGIN_SYSTEM},
+	{"/proc", ACCESS_READ, ORIGIN_SYSTEM},
+	{"/sys", ACCESS_READ, ORIGIN_SYSTEM},
+	{"/dev/null", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+	{"/dev/zero", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+	{"/dev/full", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+	{"/dev/random", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+	{"/dev/urandom", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+	{"/dev/tty", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
+	{"/dev/ptmx", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
+};
+
+/* The seed's allowlist for macOS, rendered by the SBPL backend. */
+static const struct default_rule macos_defaults[] = {
+	{"/nix/store", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/bin", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/sbin", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/usr/bin", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/usr/sbin", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/usr/lib", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/usr/libexec", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/System", ACCESS_RX, ORIGIN_SYSTEM},
+	{"/etc", ACCESS_READ, ORIGIN_SYSTEM},
+	{"/private/etc", ACCESS_READ, ORIGIN_SYSTEM},
+	{"/usr/share", ACCESS_READ, ORIGIN_SYSTEM},
+	{"/dev/null", ACCESS_RW, ORIGIN_DEVICE},
+	{"/dev/zero", ACCESS_RW, ORIGIN_DEVICE},
+	{"/dev/random", ACCESS_RW, ORIGIN_DEVICE},
+	{"/dev/urandom", ACCESS_RW, ORIGIN_DEVICE},
+	{"/dev/tty", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
+};
+
+void profile_add_rule(struct profile *p, const char *path, unsigned access,
+		      enum rule_origin origin, const char *bin)
+{
+	for (size_t i = 0; i < p->nrules; i++) {
+		struct rule *r = &p->rules[i];
+		if (strcmp(r->path, path) == 0) {
+			r->access |= access;
+			return;
+		}
+	}
+	p->rules = xrealloc_array(p->rules, p->nrules + 1, sizeof(*p->rules));
+	p->rules[p->nrules++] = (struct rule){
+		.path = xstrdup(path),
+		.access = access,
+		.origin = origin,
+		.bin = bin ? xstrdup(bin) : NULL,
+	};
+}
+
+void profile_set_env(struct profile *p, const char *name, const char *value)
+{
+	for (size_t i = 0; i < p->nenv; i++) {
+		if (strcmp(p->env[i].name, name) == 0) {
+			free(p->env[i].value);
+			p->env[i].value = value ? xstrdup(value) : NULL;
+			return;
+		}
+	}
+	p->env = xrealloc_array(p->env, p->nenv + 1, sizeof(*p->env));
+	p->env[p->nenv++] = (struct env_change){xstrdup(name), value ? xstrdup(value) : NULL};
+}
+
+int profile_refuse_root(const char *root, const char *home, struct error *err)
+{
+	if (!path_is_under(home, root))
+		return 0;
+	error_set(err, "refusing to use '%s' as the sandbox root: it %s your home directory", root,
+		  strcmp(root, home) == 0 ? "is" : "contains");
+	error_hint(err, "a root containing home would grant access to everything home is meant to "
+			"withhold; cd into a project directory");
+	return -1;
+}
+
+static int add_grants(struct profile *p, const struct profile_input *in, struct error *err)
+{
+	for (size_t i = 0; i < in->ngrants; i++) {
+		const struct grant *g = &in->grants[i];
+		const char *why = path_refusal(g->path);
+		if (why)
+			return error_set(err, "refusing to grant '%s': %s", g->path, why);
+		if (path_is_under(in->home, g->path))
+			return error_set(err, "refusing to grant '%s': it is your home directory or contains it",
+					 g->path);
+		profile_add_rule(p, g->path, g->access, ORIGIN_GRANT, g->bin);
+	}
+	return 0;
+}
+
+int profile_build(const struct profile_input *in, struct profile *out, struct error *err)
+{
+	*out = (struct profile){.platform = in->platform, .network = true};
+	if (path_refusal(in->root))
+		return error_set(err, "cannot use '%s' as the sandbox root: %s", in->root,
+				 path_refusal(in->root));
+	if (profile_refuse_root(in->root, in->home, err) < 0)
+		return -1;
+	out->root = xstrdup(in->root);
+	profile_add_rule(out, in->root, ACCESS_ALL, ORIGIN_ROOT, NULL);
+
+	const struct default_rule *defs = in->platform == PLATFORM_MACOS ? macos_defaults : linux_defaults;
+	size_t ndefs = in->platform == PLATFORM_MACOS ? ARRAY_LEN(macos_defaults) : ARRAY_LEN(linux_defaults);
+	for (size_t i = 0; i < ndefs; i++)
+		profile_add_rule(out, defs[i].path, defs[i].access, defs[i].origin, NULL);
+	for (size_t i = 0; i < in->nterminals; i++)
+		profile_add_rule(out, in->terminals[i], ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL, NULL);
+	for (size_t i = 0; i < in->netc_links; i++)
+		profile_add_rule(out, in->etc_links[i], ACCESS_READ, ORIGIN_ETC_LINK, NULL);
+	for (size_t i = 0; i < in->nshell_dirs; i++)
+		profile_add_rule(out, in->shell_dirs[i], ACCESS_RX, ORIGIN_SHELL, NULL);
+	if (in->wrapper)
+		profile_add_rule(out, in->wrapper, ACCESS_RX, ORIGIN_SHELL, NULL);
+	if (add_grants(out, in, err) < 0) {
+		profile_free(out);
+		return -1;
+	}
+	for (size_t i = 0; i < in->njailbreaks; i++) {
+		out->jailbreaks = xrealloc_array(out->jailbreaks, out->njailbreaks + 1, sizeof(char *));
+		out->jailbreaks[out->njailbreaks++] = xstrdup(in->jailbreaks[i]);
+	}
+
+	cleanup_free char *tmpdir = path_join(in->root, ".moat/tmp");
+	profile_set_env(out, "MOAT_ROOT", in->root);
+	profile_set_env(out, "TMPDIR", tmpdir);
+	profile_set_env(out, MOAT_SANDBOX_ENV, in->root);
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	for (size_t i = 0; i < p->nrules; i++) {
+		free(p->rules[i].path);
+		free(p->rules[i].bin);
+	}
+	for (size_t i = 0; i < p->nenv; i++) {
+		free(p->env[i].name);
+		free(p->env[i].value);
+	}
+	for (size_t i = 0; i < p->njailbreaks; i++)
+		free(p->jailbreaks[i]);
+	free(p->rules);
+	free(p->env);
+	free(p->jailbreaks);
+	free(p->root);
+	*p = (struct profile){0};
+}
+
+bool profile_allows_write(const struct profile *p, const char *path)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if ((p->rules[i].access & ACCESS_WRITE) && path_is_under(path, p->rules[i].path))
+			return true;
+	return false;
+}
+
+const char *access_name(unsigned access)
+{
+	switch (access & ACCESS_ALL) {
+	case ACCESS_READ: return "read";
+	case ACCESS_RW: return "read/write";
+	case ACCESS_RX: return "read/exec";
+	case ACCESS_ALL: return "read/write/exec";
+	case ACCESS_WRITE: return "write";
+	case ACCESS_EXEC: return "exec";
+	case ACCESS_WRITE | ACCESS_EXEC: return "write/exec";
+	default: return "none";
+	}
+}
+
+const char *origin_name(enum rule_origin origin)
+{
+	switch (origin) {
+	case ORIGIN_ROOT: return "root";
+	case ORIGIN_SYSTEM: return "system";
+	case ORIGIN_DEVICE: return "device";
+	case ORIGIN_TERMINAL: return "terminal";
+	case ORIGIN_ETC_LINK: return "etc-link";
+	case ORIGIN_GRANT: return "grant";
+	case ORIGIN_SOCKET: return "socket";
+	case ORIGIN_SHELL: return "shell";
+	}
+	return "?";
+}

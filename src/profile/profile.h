@@ -1,0 +1,116 @@
+/* The profile: what a sandboxed process may touch, as pure data.
+ *
+ * Built from facts the context gathered (root, home, terminals, grants) with
+ * no system calls, then rendered by a backend: Landlock on Linux, SBPL on
+ * macOS. Everything a user can see about a sandbox (`moat profile`, the
+ * confirm prompt) is printed from this one structure, so what is shown is
+ * what is enforced. */
+#ifndef MOAT_PROFILE_PROFILE_H
+#define MOAT_PROFILE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/util.h"
+
+/* Access levels, as bits. A backend maps each to its own rights. */
+enum access {
+	ACCESS_READ = 1u << 0,  /* read files, list directories */
+	ACCESS_WRITE = 1u << 1, /* create, modify, truncate, remove, rename, link */
+	ACCESS_EXEC = 1u << 2,  /* execute and map executable */
+	ACCESS_IOCTL = 1u << 3, /* ioctl on devices (terminals) */
+};
+
+#define ACCESS_RW (ACCESS_READ | ACCESS_WRITE)
+#define ACCESS_RX (ACCESS_READ | ACCESS_EXEC)
+#define ACCESS_ALL (ACCESS_READ | ACCESS_WRITE | ACCESS_EXEC)
+
+/* Why a rule exists; printed by `moat profile` and the confirm prompt. */
+enum rule_origin {
+	ORIGIN_ROOT,     /* the project root */
+	ORIGIN_SYSTEM,   /* system directories */
+	ORIGIN_DEVICE,   /* null, zero, random devices */
+	ORIGIN_TERMINAL, /* the controlling terminal */
+	ORIGIN_ETC_LINK, /* target of an /etc symlink needed for DNS, TLS, time */
+	ORIGIN_GRANT,    /* `moat allow` */
+	ORIGIN_SOCKET,   /* a unix socket let through on purpose */
+	ORIGIN_SHELL,    /* a shell directory and moat-wrapper, so wrapped tools run */
+};
+
+enum platform { PLATFORM_LINUX, PLATFORM_MACOS };
+
+struct rule {
+	char *path;      /* absolute, canonical */
+	unsigned access; /* enum access bits */
+	enum rule_origin origin;
+	char *bin; /* for grants: the binary the grant named ("*" for all) */
+};
+
+/* A variable to set (value) or remove (value == NULL) before exec. */
+struct env_change {
+	char *name;
+	char *value;
+};
+
+struct profile {
+	enum platform platform;
+	char *root; /* canonical project root */
+	struct rule *rules;
+	size_t nrules;
+	struct env_change *env;
+	size_t nenv;
+	char **jailbreaks; /* absolute paths of binaries that run unsandboxed */
+	size_t njailbreaks;
+	bool network; /* network access; open by design, as in the seed */
+};
+
+/* A grant from config.zon, with its path already expanded and canonical. */
+struct grant {
+	const char *bin;
+	const char *path;
+	unsigned access;
+};
+
+/* Facts the context gathered from the host; the builder only combines them. */
+struct profile_input {
+	enum platform platform;
+	const char *root; /* canonical */
+	const char *home; /* canonical real HOME */
+	const char *const *terminals; /* device paths of the controlling terminal */
+	size_t nterminals;
+	const char *const *etc_links; /* canonical targets of needed /etc links */
+	size_t netc_links;
+	const struct grant *grants;
+	size_t ngrants;
+	const char *const *jailbreaks;
+	size_t njailbreaks;
+	const char *const *shell_dirs; /* canonical shell directories in use */
+	size_t nshell_dirs;
+	const char *wrapper; /* canonical path of moat-wrapper, or NULL */
+};
+
+/* The environment variable moat sets inside every sandbox it makes, holding
+ * the root. It is a hint, never proof: see sandbox_already_confined(). */
+#define MOAT_SANDBOX_ENV "MOAT_SANDBOX"
+
+/* Build the profile. Refuses a root that is HOME or one of its ancestors and
+ * grants that are, or that path_refusal() rejects. Returns 0 or -1 + err. */
+int profile_build(const struct profile_input *in, struct profile *out, struct error *err);
+void profile_free(struct profile *p);
+
+/* Add or widen a rule: one path has one rule, whose access is the union. */
+void profile_add_rule(struct profile *p, const char *path, unsigned access,
+		      enum rule_origin origin, const char *bin);
+void profile_set_env(struct profile *p, const char *name, const char *value);
+
+/* Is path writable in this profile (under a rule with ACCESS_WRITE)? */
+bool profile_allows_write(const struct profile *p, const char *path);
+
+/* Human names, for listings: "read", "read/write", "read/write/exec", ... */
+const char *access_name(unsigned access);
+const char *origin_name(enum rule_origin origin);
+
+/* The refusal message for a root that would contain HOME. */
+int profile_refuse_root(const char *root, const char *home, struct error *err);
+
+#endif

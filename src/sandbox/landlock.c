@@ -1,0 +1,163 @@
+/* The Linux backend: renders a profile into ONE Landlock ruleset and
+ * applies it. One ruleset, because rights of stacked layers intersect and a
+ * second layer would turn renames into EXDEV; writable rules all carry the
+ * same write rights (REFER included) so renames between them keep working. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "base/path.h"
+#include "base/strbuf.h"
+#include "sandbox/landlock.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/seccomp.h"
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+
+#define LL_WRITE_RIGHTS                                                                         \
+	(LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | \
+	 LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER | LL_FS_TRUNCATE)
+
+uint64_t landlock_fs_rights_for_abi(int abi)
+{
+	uint64_t r = (LL_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0..12 */
+	if (abi >= 2)
+		r |= LL_FS_REFER;
+	if (abi >= 3)
+		r |= LL_FS_TRUNCATE;
+	if (abi >= 5)
+		r |= LL_FS_IOCTL_DEV;
+	return r;
+}
+
+uint64_t landlock_rights_for_access(unsigned access)
+{
+	uint64_t r = 0;
+	if (access & ACCESS_READ)
+		r |= LL_FS_READ_FILE | LL_FS_READ_DIR;
+	if (access & ACCESS_WRITE)
+		r |= LL_WRITE_RIGHTS;
+	if (access & ACCESS_EXEC)
+		r |= LL_FS_EXECUTE;
+	if (access & ACCESS_IOCTL)
+		r |= LL_FS_IOCTL_DEV;
+	return r;
+}
+
+static int ll_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	return abi < 0 ? 0 : (int)abi;
+}
+
+int sandbox_probe(struct sandbox_support *s, struct error *err)
+{
+	*s = (struct sandbox_support){.abi = ll_abi()};
+	if (s->abi == 0) {
+		int e = errno;
+		error_set(err, "cannot sandbox: Landlock is %s on this kernel",
+			  e == EOPNOTSUPP ? "disabled" : "not available");
+		error_hint(err, "moat needs Linux 5.13 or newer with Landlock enabled, e.g. boot with "
+				"lsm=landlock,... or CONFIG_LSM including landlock");
+		error_hint(err, "moat never runs a tool unconfined");
+		err->status = 125;
+		return -1;
+	}
+	struct strbuf missing = STRBUF_INIT;
+	if (s->abi < 2)
+		sb_adds(&missing, ", renames across directories (needs ABI 2)");
+	if (s->abi < 3)
+		sb_adds(&missing, ", truncation of readable files (ABI 3)");
+	if (s->abi < 5)
+		sb_adds(&missing, ", device ioctls (ABI 5)");
+	if (s->abi < 6)
+		sb_adds(&missing, ", signal and abstract unix socket isolation (ABI 6)");
+	if (missing.len)
+		snprintf(s->not_enforced, sizeof(s->not_enforced), "%s", missing.buf + 2);
+	sb_release(&missing);
+	return 0;
+}
+
+static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct error *err)
+{
+	cleanup_close int fd = open(r->path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		/* A path that does not exist gets no rule: it is simply not there. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP)
+			return 0;
+		return error_set(err, "cannot open '%s' for the sandbox: %s", r->path, strerror(errno));
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return error_set(err, "cannot stat '%s': %s", r->path, strerror(errno));
+	uint64_t rights = landlock_rights_for_access(r->access) & handled;
+	if (!S_ISDIR(st.st_mode))
+		rights &= LL_FS_FILE_RIGHTS;
+	if (!rights)
+		return 0;
+	struct ll_path_beneath_attr pb = {.allowed_access = rights, .parent_fd = fd};
+	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0) < 0)
+		return error_set(err, "cannot add a sandbox rule for '%s': %s", r->path, strerror(errno));
+	return 0;
+}
+
+int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err)
+{
+	struct ll_ruleset_attr attr = {.handled_access_fs = landlock_fs_rights_for_abi(s->abi)};
+	if (s->abi >= 6)
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+	size_t size = s->abi >= 6 ? sizeof(attr) : s->abi >= 4 ? 16 : 8;
+	cleanup_close int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	if (ruleset < 0)
+		return error_set(err, "cannot create the Landlock ruleset: %s", strerror(errno));
+	for (size_t i = 0; i < p->nrules; i++)
+		if (add_rule(ruleset, &p->rules[i], attr.handled_access_fs, err) < 0)
+			return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return error_set(err, "cannot set no_new_privs: %s", strerror(errno));
+	if (seccomp_install(err) < 0)
+		return -1;
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+		return error_set(err, "cannot apply the Landlock ruleset: %s", strerror(errno));
+	return 0;
+}
+
+/* Refused to us although an unconfined process could open it? */
+static bool refused(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EACCES;
+}
+
+bool sandbox_already_confined(const char *root, const char *home)
+{
+	const char *hint = getenv(MOAT_SANDBOX_ENV);
+	if (!hint || strcmp(hint, root) != 0)
+		return false;
+	/* The kernel's word: no_new_privs and a seccomp filter are set, "/" (which
+	 * every user may list) is refused, home is refused, and the root is not. */
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
+		return false;
+	if (!refused("/"))
+		return false;
+	struct stat st;
+	if (home && stat(home, &st) == 0 && !refused(home))
+		return false;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}

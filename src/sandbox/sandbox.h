@@ -1,0 +1,35 @@
+/* The backend interface: what the running kernel can enforce, and applying
+ * a profile to the calling process. One implementation per platform
+ * (landlock.c + seccomp.c on Linux, seatbelt.c on macOS), chosen by the
+ * Makefile. */
+#ifndef MOAT_SANDBOX_SANDBOX_H
+#define MOAT_SANDBOX_SANDBOX_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/util.h"
+#include "profile/profile.h"
+
+struct sandbox_support {
+	int abi;                /* Landlock ABI version, 0 when unavailable */
+	char not_enforced[512]; /* what this kernel cannot enforce, "" if nothing */
+};
+
+/* Learn what the kernel supports. Returns -1 with err (status 125 and a
+ * hint) when no sandbox can be applied at all: moat never runs a tool
+ * unconfined silently. */
+int sandbox_probe(struct sandbox_support *s, struct error *err);
+
+/* Confine the calling process (and all it will exec) to the profile:
+ * no_new_privs, the seccomp filter, then one Landlock ruleset. Must be called
+ * single-threaded, right before exec. */
+int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err);
+
+/* Is this process already inside a moat sandbox for this root? The
+ * MOAT_SANDBOX variable says so only as a hint; the answer comes from the
+ * kernel (paths outside the profile must be refused to us), so a variable
+ * forged outside a sandbox cannot switch confinement off. */
+bool sandbox_already_confined(const char *root, const char *home);
+
+#endif

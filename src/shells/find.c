@@ -1,0 +1,77 @@
+/* Finding local shells on disk. */
+#include <errno.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/path.h"
+#include "base/strbuf.h"
+#include "shells/shells.h"
+
+char *shells_search_path(void)
+{
+	const char *env = getenv("MOAT_SHELLS_PATH");
+	if (env && *env)
+		return xstrdup(env);
+	const char *data = getenv("XDG_DATA_HOME");
+	if (data && data[0] == '/')
+		return path_join(data, "moat/shells");
+	const char *home = getenv("HOME");
+	return path_join(home && *home ? home : "/nonexistent", ".local/share/moat/shells");
+}
+
+static int check_shell_dir(const char *dir, struct error *err)
+{
+	if (!fs_is_dir(dir))
+		return error_set(err, "shell '%s' is not a directory", dir);
+	cleanup_free char *bin = path_join(dir, "bin");
+	if (!fs_is_dir(bin))
+		return error_set(err, "shell '%s' has no bin/ directory", dir);
+	return 0;
+}
+
+int shell_find(const char *name, char **dir, struct error *err)
+{
+	if (strchr(name, '/')) {
+		cleanup_free char *canon = realpath(name, NULL);
+		if (!canon)
+			return error_set(err, "cannot use shell '%s': %s", name, strerror(errno));
+		if (check_shell_dir(canon, err) < 0)
+			return -1;
+		*dir = steal_ptr(&canon);
+		return 0;
+	}
+	const char *why = tool_name_refusal(name);
+	if (why)
+		return error_set(err, "bad shell name '%s': %s", name, why);
+	cleanup_free char *search = shells_search_path();
+	for (char *p = search, *colon; p; p = colon ? colon + 1 : NULL) {
+		colon = strchr(p, ':');
+		if (colon)
+			*colon = '\0';
+		if (!*p)
+			continue;
+		cleanup_free char *cand = path_join(p, name);
+		cleanup_free char *canon = realpath(cand, NULL);
+		if (!canon)
+			continue;
+		if (check_shell_dir(canon, err) < 0)
+			return -1;
+		*dir = steal_ptr(&canon);
+		return 0;
+	}
+	cleanup_free char *shown = shells_search_path();
+	error_set(err, "unknown shell '%s'", name);
+	error_hint(err, "looked in %s (MOAT_SHELLS_PATH)", shown);
+	error_hint(err, "make one with: moat wrap %s /path/to/tool...", name);
+	return -1;
+}
+
+int manifest_load(const char *shell_dir, struct manifest *m, struct error *err)
+{
+	cleanup_free char *path = path_join(shell_dir, MANIFEST_REL);
+	cleanup_free char *buf = NULL;
+	size_t len;
+	if (fs_read_file(path, MANIFEST_MAX, &buf, &len, err) < 0)
+		return -1;
+	return manifest_parse(buf, len, path, m, err);
+}

@@ -1,0 +1,62 @@
+/* Shells: directories of wrapped tools.
+ *
+ *   <shell>/bin/<name>             symlink to moat-wrapper
+ *   <shell>/share/moat/manifest    "<name>\t/absolute/real/path" per line
+ *   <shell>/share/moat/env         optional "KEY=VALUE" lines
+ *
+ * The parsers are pure; the rest finds and writes shells on disk. A shell
+ * under the project root can be rewritten by sandboxed code, so its files
+ * are treated as hostile input. */
+#ifndef MOAT_SHELLS_SHELLS_H
+#define MOAT_SHELLS_SHELLS_H
+
+#include <stddef.h>
+
+#include "base/util.h"
+#include "profile/profile.h"
+
+#define MANIFEST_REL "share/moat/manifest"
+#define ENVFILE_REL "share/moat/env"
+#define MANIFEST_MAX (1u << 20)
+
+struct manifest_entry {
+	char *name;
+	char *path;
+};
+
+struct manifest {
+	struct manifest_entry *entries;
+	size_t n;
+};
+
+int manifest_parse(const char *buf, size_t len, const char *file, struct manifest *out,
+		   struct error *err);
+const char *manifest_lookup(const struct manifest *m, const char *name);
+void manifest_free(struct manifest *m);
+/* Render a manifest back to its file format. Caller frees. */
+char *manifest_format(const struct manifest *m);
+/* Add or replace an entry. */
+void manifest_set(struct manifest *m, const char *name, const char *path);
+
+/* Parse an env file; $MOAT_ROOT and ${MOAT_ROOT} in values become root.
+ * Variables that steer moat itself (MOAT_*), the dynamic loader (LD_*) or
+ * HOME are refused: an env file may sit where sandboxed code can write. */
+int envfile_parse(const char *buf, size_t len, const char *file, const char *root,
+		  struct env_change **out, size_t *n, struct error *err);
+void env_changes_free(struct env_change *env, size_t n);
+
+/* Is NAME usable as a tool name (a single path component, printable)? */
+const char *tool_name_refusal(const char *name);
+
+/* Where local shells live: $MOAT_SHELLS_PATH, else $XDG_DATA_HOME/moat/shells,
+ * else ~/.local/share/moat/shells. Caller frees. */
+char *shells_search_path(void);
+
+/* Find a shell by name (a name with a slash is a path) and check that it has
+ * bin/. *dir gets the canonical shell directory. */
+int shell_find(const char *name, char **dir, struct error *err);
+
+/* Load <shell_dir>/share/moat/manifest. */
+int manifest_load(const char *shell_dir, struct manifest *m, struct error *err);
+
+#endif

@@ -1,0 +1,106 @@
+# Shared by the shell test suites (tests/cli, tests/sandbox, tests/escape).
+# Source it, then call the assertions; finish with `done_testing`.
+#
+# Every script gets a throw-away world:
+#   $T        a private temp dir, removed at exit
+#   $HOME     $T/home, with decoys: ~/.ssh/id_rsa, ~/.bashrc, ~/.aws/credentials
+#   $PROJ     $HOME/proj, the project root tests run in (cwd)
+#   $SIBLING  $HOME/other, a sibling project with a secret
+#   $TMPDECOY a file in /tmp that must stay unreadable
+#   $MOAT, $WRAPPER  the binaries under test
+set -u
+
+MOAT_BUILD=${MOAT_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../build" && pwd)}
+MOAT_SRC=${MOAT_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+MOAT=$MOAT_BUILD/moat
+WRAPPER=$MOAT_BUILD/moat-wrapper
+HELPERS=$MOAT_BUILD/tests/helpers
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/moat-test.XXXXXX")
+T=$(cd "$T" && pwd -P)
+trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" "${TMPDECOY:-}"' EXIT
+
+export HOME=$T/home
+export XDG_CONFIG_HOME=$HOME/.config XDG_STATE_HOME=$HOME/.local/state XDG_DATA_HOME=$HOME/.local/share
+unset MOAT_ROOT MOAT_SANDBOX MOAT_JAILBREAK MOAT_SHELLS_PATH MOAT_FLAKE MOAT_CONFIRM
+for v in $(env | sed -n 's/^\(MOAT_ENV_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+export TMPDIR=$T/tmp
+mkdir -p "$HOME/.ssh" "$HOME/.aws" "$HOME/.cache" "$TMPDIR"
+echo "DECOY-SSH-KEY" >"$HOME/.ssh/id_rsa"
+echo "Host *" >"$HOME/.ssh/config"
+echo "# DECOY-BASHRC" >"$HOME/.bashrc"
+echo "DECOY-AWS" >"$HOME/.aws/credentials"
+PROJ=$HOME/proj
+SIBLING=$HOME/other
+mkdir -p "$PROJ" "$SIBLING"
+echo "SIBLING-SECRET" >"$SIBLING/secret"
+TMPDECOY=$(mktemp /tmp/moat-decoy.XXXXXX)
+echo "TMP-DECOY" >"$TMPDECOY"
+cd "$PROJ" || exit 1
+
+_n=0 _failed=0
+
+ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
+not_ok() { _n=$((_n + 1)) _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
+skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $*"; }
+
+# Run a command, keeping its status in $rc and its output in $out / $err.
+run() {
+	"$@" >"$T/.out" 2>"$T/.err" </dev/null
+	rc=$?
+	out=$(cat "$T/.out")
+	err=$(cat "$T/.err")
+}
+
+_show() {
+	echo "#   command: $*"
+	echo "#   status: $rc"
+	sed 's/^/#   stdout: /' "$T/.out" | head -20
+	sed 's/^/#   stderr: /' "$T/.err" | head -20
+}
+
+# expect_ok NAME CMD...: the command must succeed.
+expect_ok() {
+	local name=$1
+	shift
+	run "$@"
+	if [ "$rc" -eq 0 ]; then ok "$name"; else not_ok "$name" && _show "$@"; fi
+}
+
+# expect_status NAME STATUS CMD...: the command must exit with STATUS.
+expect_status() {
+	local name=$1 want=$2
+	shift 2
+	run "$@"
+	if [ "$rc" -eq "$want" ]; then ok "$name"; else not_ok "$name (want status $want)" && _show "$@"; fi
+}
+
+# expect_denied NAME CMD...: the command must fail with a permission error
+# (EACCES/EPERM), which is how Landlock's refusals surface.
+expect_denied() {
+	local name=$1
+	shift
+	run "$@"
+	if [ "$rc" -ne 0 ] && grep -qiE 'permission denied|operation not permitted|EACCES|EPERM' "$T/.err" "$T/.out"; then
+		ok "$name"
+	else
+		not_ok "$name (want a permission error)" && _show "$@"
+	fi
+}
+
+# expect_out NAME PATTERN: the last run's stdout+stderr must match PATTERN (grep -E).
+expect_out() {
+	if grep -qE -- "$2" "$T/.out" "$T/.err"; then ok "$1"; else not_ok "$1 (want /$2/)" && _show "(last command)"; fi
+}
+
+# expect_no_out NAME PATTERN: the last run's output must not match PATTERN.
+expect_no_out() {
+	if grep -qE -- "$2" "$T/.out" "$T/.err"; then not_ok "$1 (unexpected /$2/)" && _show "(last command)"; else ok "$1"; fi
+}
+
+is_root() { [ "$(id -u)" = 0 ]; }
+
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" -eq 0 ]
+}

@@ -1,0 +1,83 @@
+/* The macOS rendering of a profile: Seatbelt's profile language (SBPL).
+ *
+ * Pure string work, built and tested on every platform: `moat profile
+ * --format=sbpl` prints it anywhere, and seatbelt.c (Darwin only) compiles
+ * and applies it. The mapping from the model, in short:
+ *
+ *   the root            (subpath (param "MOAT_ROOT")), the value passed
+ *                       to the compiler as a parameter (sbpl_params())
+ *   other rules         (subpath "...") for directories, except rules of
+ *                       origin DEVICE and TERMINAL: (literal "...")
+ *   READ                file-read*
+ *   WRITE               file* on a subpath (create, remove, rename, ...);
+ *                       file-write-data on a literal (a device's data,
+ *                       never its node)
+ *   EXEC                process-exec and file-map-executable
+ *   IOCTL               file-ioctl
+ *   jailbreaks          (allow process-exec (literal "...") (with no-sandbox))
+ *   network             (allow network*)
+ *
+ * plus (version 1), (deny default), (import "bsd.sb"), process-fork,
+ * signals within the sandbox and sysctl-read. docs/macos.md says why. */
+#ifndef MOAT_SANDBOX_SBPL_H
+#define MOAT_SANDBOX_SBPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "profile/profile.h"
+
+/* The parameter that carries the root; SBPL refers to it as (param "MOAT_ROOT"). */
+#define SBPL_ROOT_PARAM "MOAT_ROOT"
+
+/* Render p as SBPL, appended to out. Deterministic: the same profile always
+ * gives the same bytes. Every path (root, rules, jailbreaks) goes through
+ * path_refusal() first; a refused one is an error naming the path and the
+ * reason, and then nothing at all is appended to out. Accepts a profile built
+ * for either platform (one built for Linux says so in a comment).
+ * Returns 0, or -1 with err set. */
+int sbpl_render(const struct profile *p, struct strbuf *out, struct error *err);
+
+/* A parameter the rendered profile refers to, which the compiler must be
+ * given (libsandbox's sandbox_set_param(), or `sandbox-exec -D name=value`). */
+struct sbpl_param {
+	const char *name;
+	const char *value; /* points into the profile */
+};
+
+#define SBPL_MAX_PARAMS 1
+
+/* Fill params for p and return how many there are (today: the root). */
+size_t sbpl_params(const struct profile *p, struct sbpl_param params[SBPL_MAX_PARAMS]);
+
+/* A path the rendered profile grants, read back from the SBPL text. */
+struct sbpl_grant {
+	char *path;      /* parameters resolved */
+	unsigned access; /* enum access bits that its operations amount to */
+	bool literal;    /* (literal ...) rather than (subpath ...) */
+	bool no_sandbox; /* a jailbreak: process-exec (with no-sandbox) */
+};
+
+/* Read back what SBPL rendered by sbpl_render() grants: every (allow ...)
+ * with path filters, its operations mapped back to access bits (the inverse
+ * of the table above; exec only when both process-exec and
+ * file-map-executable are there). A path granted by several forms gets the
+ * union. Operations or forms sbpl_render() never writes are errors, not
+ * guesses: this reads moat's own output, not SBPL in general. Used by the
+ * tests to show the rendering says exactly what the model says.
+ * Returns 0 with *out (caller frees with sbpl_grants_free()), or -1 + err. */
+int sbpl_grants(const char *sbpl, const struct sbpl_param *params, size_t nparams,
+                struct sbpl_grant **out, size_t *nout, struct error *err);
+void sbpl_grants_free(struct sbpl_grant *grants, size_t n);
+
+/* The profile line a libsandbox compile error points at ("... at <input
+ * string>, line 5" or "<input string>:5:1: ..."), or 0 when it names none. */
+unsigned sbpl_error_line(const char *message);
+
+/* A copy of line n (1-based) of text, without its newline, or NULL when
+ * text has fewer lines. Caller frees. */
+char *sbpl_line(const char *text, unsigned n);
+
+#endif

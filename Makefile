@@ -50,6 +50,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(B)/tests/helpers/%,$(HELPER_SRC))
 
+.SECONDARY:
 .PHONY: all check unit test-bins install uninstall demo bench clean fuzz format
 all: $(B)/moat $(B)/moat-wrapper
 

@@ -4,7 +4,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/strbuf.h"
 #include "cli/session.h"
+#include "sandbox/sbpl.h"
 
 static void print_rules(const struct session *s)
 {
@@ -29,6 +31,22 @@ static void print_rules(const struct session *s)
 	printf("not enforced: %s\n", s->support.not_enforced[0] ? s->support.not_enforced : "nothing");
 }
 
+/* What macOS would enforce for this context: the same facts rendered by the
+ * SBPL backend, so one config means the same thing on both systems. */
+static int print_sbpl(const struct session *s, struct error *err)
+{
+	struct profile mac;
+	if (context_build_profile(&s->ctx, PLATFORM_MACOS, &mac, err) < 0)
+		return -1;
+	struct strbuf out = STRBUF_INIT;
+	int rc = sbpl_render(&mac, &out, err);
+	if (rc == 0)
+		fputs(sb_str(&out), stdout);
+	sb_release(&out);
+	profile_free(&mac);
+	return rc;
+}
+
 int cmd_profile(int argc, char **argv, const struct global_opts *g)
 {
 	const struct command *self = cli_command("profile");
@@ -40,13 +58,13 @@ int cmd_profile(int argc, char **argv, const struct global_opts *g)
 		else
 			return cli_usage_error(self, "unknown option '%s'", argv[first]);
 	}
-	if (strcmp(format, "rules") != 0)
-		return cli_usage_error(self, "unknown format '%s' (want rules)", format);
+	if (strcmp(format, "rules") != 0 && strcmp(format, "sbpl") != 0)
+		return cli_usage_error(self, "unknown format '%s' (want rules or sbpl)", format);
 	struct error err = {0};
 	struct session s;
 	if (session_open(&s, argv + first, argc - first, g, &err) < 0)
 		return cli_fail(&err, 1);
-	print_rules(&s);
+	int rc = strcmp(format, "sbpl") == 0 ? print_sbpl(&s, &err) : (print_rules(&s), 0);
 	session_close(&s);
-	return 0;
+	return rc < 0 ? cli_fail(&err, 1) : 0;
 }

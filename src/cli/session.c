@@ -60,7 +60,7 @@ int session_open(struct session *s, char **shells, int nshells, const struct glo
 	s->ctx.wrapper = find_wrapper();
 	if (add_shells(s, shells, nshells, g, err) < 0 ||
 	    context_add_config_grants(&s->ctx, NULL, err) < 0 || sandbox_probe(&s->support, err) < 0 ||
-	    context_build_profile(&s->ctx, &s->profile, err) < 0 ||
+	    context_build_profile(&s->ctx, PLATFORM_LINUX, &s->profile, err) < 0 ||
 	    env_apply_overrides(&s->home_override, err) < 0 ||
 	    env_check_home(&s->profile, s->home_override, "'*'", err) < 0) {
 		session_close(s);

@@ -121,10 +121,11 @@ void context_free(struct context *c)
 	*c = (struct context){0};
 }
 
-int context_build_profile(const struct context *c, struct profile *out, struct error *err)
+int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
+			  struct error *err)
 {
 	struct profile_input in = {
-		.platform = PLATFORM_LINUX,
+		.platform = platform,
 		.root = c->root,
 		.home = c->home,
 		.terminals = (const char *const *)c->terminals,

@@ -33,7 +33,10 @@ void context_add_shell(struct context *c, const char *dir);
 void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access);
 void context_free(struct context *c);
 
-int context_build_profile(const struct context *c, struct profile *out, struct error *err);
+/* The profile for this context on a platform (the running one for
+ * enforcement; macOS for `moat profile --format=sbpl` anywhere). */
+int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
+			  struct error *err);
 
 /* Apply a profile's environment changes to this process's environment. */
 void context_apply_env(const struct profile *p);

@@ -85,7 +85,7 @@ static int build_wrapper_profile(const struct tool *t, const struct invocation *
 	ctx.wrapper = realpath("/proc/self/exe", NULL);
 	int rc = context_add_config_grants(&ctx, t->name, err);
 	if (rc == 0)
-		rc = context_build_profile(&ctx, p, err);
+		rc = context_build_profile(&ctx, PLATFORM_LINUX, p, err);
 	context_free(&ctx);
 	return rc;
 }

@@ -47,5 +47,11 @@ int cmd_run(int argc, char **argv, const struct global_opts *g);
 int cmd_shell(int argc, char **argv, const struct global_opts *g);
 int cmd_profile(int argc, char **argv, const struct global_opts *g);
 int cmd_wrap(int argc, char **argv, const struct global_opts *g);
+int cmd_allow(int argc, char **argv, const struct global_opts *g);
+int cmd_unallow(int argc, char **argv, const struct global_opts *g);
+int cmd_link(int argc, char **argv, const struct global_opts *g);
+int cmd_unlink(int argc, char **argv, const struct global_opts *g);
+int cmd_detect(int argc, char **argv, const struct global_opts *g);
+int cmd_check(int argc, char **argv, const struct global_opts *g);
 
 #endif

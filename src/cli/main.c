@@ -14,6 +14,14 @@ const struct command commands[] = {
 	 "print the rules run and shell would apply here"},
 	{"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
 	 "create or update a local shell from binaries"},
+	{"allow", cmd_allow, "moat allow [BIN PATH [--write] [--exec]]",
+	 "grant BIN access to PATH outside the root (no arguments: list grants)"},
+	{"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant"},
+	{"link", cmd_link, "moat link [DIR SHELL...]",
+	 "use these shells for DIR when none are named (no arguments: list links)"},
+	{"unlink", cmd_unlink, "moat unlink DIR", "forget DIR's link"},
+	{"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR"},
+	{"check", cmd_check, "moat check", "validate config.zon, its paths and its shells"},
 	{NULL, NULL, NULL, NULL},
 };
 

@@ -9,7 +9,7 @@
 #include "base/path.h"
 #include "base/strbuf.h"
 #include "context/env.h"
-#include "context/grants.h"
+#include "context/settings.h"
 #include "shells/shells.h"
 
 /* moat-wrapper installed next to moat, which wrapped tools inside the
@@ -24,17 +24,17 @@ static char *find_wrapper(void)
 	return realpath(wrapper, NULL);
 }
 
-static int add_shells(struct session *s, char **shells, int n, const struct global_opts *g,
-		      struct error *err)
+static int add_shells(struct session *s, const char *const *names, size_t n,
+		      const struct global_opts *g, struct error *err)
 {
 	struct strbuf path = STRBUF_INIT;
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		cleanup_free char *dir = NULL;
-		if (shell_find(shells[i], &dir, err) < 0) {
+		if (shell_find(names[i], &dir, err) < 0) {
 			sb_release(&path);
 			return -1;
 		}
-		cli_verbose(g, "shell %s: %s", shells[i], dir);
+		cli_verbose(g, "shell %s: %s", names[i], dir);
 		context_add_shell(&s->ctx, dir);
 		sb_addf(&path, "%s/bin:", dir);
 	}
@@ -42,6 +42,79 @@ static int add_shells(struct session *s, char **shells, int n, const struct glob
 	sb_adds(&path, caller && *caller ? caller : "/usr/local/bin:/usr/bin:/bin");
 	s->path = sb_detach(&path);
 	return 0;
+}
+
+static bool marker_exists(const char *dir, const char *marker, void *unused)
+{
+	(void)unused;
+	cleanup_free char *p = path_join(dir, marker);
+	return fs_exists(p);
+}
+
+static void add_name(const char ***names, size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return;
+	*names = xrealloc_array(*names, *n + 1, sizeof(char *));
+	(*names)[(*n)++] = name;
+}
+
+/* Named shells, else what links/detect give for the root; then the default
+ * shells, last on PATH so they never change what a project resolves to. */
+static int choose_shells(struct session *s, char **named, int nnamed, const struct global_opts *g,
+			 struct error *err)
+{
+	const char **names = NULL;
+	size_t n = 0;
+	for (int i = 0; i < nnamed; i++)
+		add_name(&names, &n, named[i]);
+	if (nnamed == 0) {
+		const char **found;
+		size_t nfound;
+		enum config_shells_from from = config_detect_shells(
+			&s->cfg, s->ctx.root, s->ctx.home, marker_exists, NULL, &found, &nfound);
+		for (size_t i = 0; i < nfound; i++)
+			add_name(&names, &n, found[i]);
+		free(found);
+		if (from != CONFIG_SHELLS_NONE) {
+			struct strbuf list = STRBUF_INIT;
+			for (size_t i = 0; i < n; i++)
+				sb_addf(&list, "%s%s", i ? ", " : "", names[i]);
+			fprintf(stderr, "moat: using shells %s (%s)\n", sb_str(&list),
+				from == CONFIG_SHELLS_LINK ? "linked" : "detected");
+			sb_release(&list);
+		}
+	}
+	for (size_t i = 0; i < s->cfg.ndefault; i++)
+		add_name(&names, &n, s->cfg.default_shells[i]);
+	int rc = add_shells(s, names, n, g, err);
+	free(names);
+	return rc;
+}
+
+/* Resolve .jailbreak names on the session PATH; wrappers learn them through
+ * MOAT_JAILBREAK. A name that does not resolve is reported and skipped. */
+static void resolve_jailbreaks(struct session *s, const struct global_opts *g)
+{
+	struct strbuf env = STRBUF_INIT;
+	for (size_t i = 0; i < s->cfg.njailbreak; i++) {
+		struct error ignored;
+		char *exe = session_resolve_command(s->cfg.jailbreak[i], s->path, &ignored);
+		if (!exe || exe[0] != '/') {
+			fprintf(stderr, "moat: jailbreak '%s' not found on PATH, skipped\n",
+				s->cfg.jailbreak[i]);
+			free(exe);
+			continue;
+		}
+		cli_verbose(g, "jailbreak %s: %s", s->cfg.jailbreak[i], exe);
+		sb_addf(&env, "%s%s", env.len ? ":" : "", exe);
+		s->ctx.jailbreaks = xrealloc_array(s->ctx.jailbreaks, s->ctx.njailbreaks + 1, sizeof(char *));
+		s->ctx.jailbreaks[s->ctx.njailbreaks++] = exe;
+	}
+	if (env.len)
+		setenv("MOAT_JAILBREAK", env.buf, 1);
+	sb_release(&env);
 }
 
 int session_open(struct session *s, char **shells, int nshells, const struct global_opts *g,
@@ -57,32 +130,39 @@ int session_open(struct session *s, char **shells, int nshells, const struct glo
 	if (context_init(&s->ctx, cwd, home, err) < 0)
 		return -1;
 	cli_verbose(g, "root %s (home %s)", s->ctx.root, s->ctx.home);
+	cleanup_free char *cfg_path = settings_path(home);
+	cli_verbose(g, "config %s", cfg_path);
 	s->ctx.wrapper = find_wrapper();
-	if (add_shells(s, shells, nshells, g, err) < 0 ||
-	    context_add_config_grants(&s->ctx, NULL, err) < 0 || sandbox_probe(&s->support, err) < 0 ||
+	if (settings_load(home, s->ctx.root, &s->cfg, err) < 0 ||
+	    choose_shells(s, shells, nshells, g, err) < 0)
+		goto fail;
+	context_add_config_grants(&s->ctx, &s->cfg, NULL);
+	resolve_jailbreaks(s, g);
+	if (sandbox_probe(&s->support, err) < 0 ||
 	    context_build_profile(&s->ctx, PLATFORM_LINUX, &s->profile, err) < 0 ||
 	    env_apply_overrides(&s->home_override, err) < 0 ||
-	    env_check_home(&s->profile, s->home_override, "'*'", err) < 0) {
-		session_close(s);
-		return -1;
-	}
+	    env_check_home(&s->profile, s->home_override, "'*'", err) < 0)
+		goto fail;
 	if (s->support.not_enforced[0])
 		fprintf(stderr, "moat: not enforced by this kernel (Landlock ABI %d): %s\n", s->support.abi,
 			s->support.not_enforced);
 	return 0;
+fail:
+	session_close(s);
+	return -1;
 }
 
 void session_close(struct session *s)
 {
 	context_free(&s->ctx);
+	config_free(&s->cfg);
 	profile_free(&s->profile);
 	free(s->path);
 	free(s->home_override);
 	*s = (struct session){0};
 }
 
-/* Find cmd as execvp would, on the session's PATH. */
-static char *resolve_command(const char *cmd, const char *path, struct error *err)
+char *session_resolve_command(const char *cmd, const char *path, struct error *err)
 {
 	if (strchr(cmd, '/'))
 		return xstrdup(cmd);
@@ -109,7 +189,7 @@ int session_exec(struct session *s, char **cmd, struct error *err)
 {
 	context_apply_env(&s->profile);
 	setenv("PATH", s->path, 1);
-	cleanup_free char *exe = resolve_command(cmd[0], s->path, err);
+	cleanup_free char *exe = session_resolve_command(cmd[0], s->path, err);
 	if (!exe)
 		return err->status;
 	/* A descriptor to a file outside would be a hole Landlock cannot close. */

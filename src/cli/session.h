@@ -4,12 +4,14 @@
 #define MOAT_CLI_SESSION_H
 
 #include "cli/cli.h"
+#include "config/config.h"
 #include "context/context.h"
 #include "profile/profile.h"
 #include "sandbox/sandbox.h"
 
 struct session {
 	struct context ctx;
+	struct config cfg;
 	struct profile profile;
 	struct sandbox_support support;
 	char *path;          /* PATH inside: the shells' bin directories first */
@@ -25,5 +27,9 @@ void session_close(struct session *s);
  * only on failure, with an exit status: 125 moat failed, 126 cannot run,
  * 127 not found. */
 int session_exec(struct session *s, char **cmd, struct error *err);
+
+/* Find cmd as execvp would, on path. Caller frees; NULL + err (with status
+ * 126 or 127) when there is nothing to run. */
+char *session_resolve_command(const char *cmd, const char *path, struct error *err);
 
 #endif

@@ -5,7 +5,7 @@
 #include "base/path.h"
 #include "context/context.h"
 #include "context/env.h"
-#include "context/grants.h"
+#include "context/settings.h"
 #include "sandbox/sandbox.h"
 #include "shells/shells.h"
 #include "wrapper/wrapper.h"
@@ -50,58 +50,60 @@ int apply_moat_env(struct invocation *inv, struct error *err)
 	return env_apply_overrides(&inv->home_override, err);
 }
 
-/* MOAT_JAILBREAK entries with a slash name the real binary; bare names match
- * the tool's name, but never a binary under the root, where sandboxed code
- * could have rewritten the manifest to point a trusted name elsewhere. */
-bool is_jailbroken(const struct tool *t, const struct invocation *inv)
+static bool jailbreak_entry_matches(const char *entry, const struct tool *t, const char *real,
+				    const char *root)
 {
-	const char *list = getenv("MOAT_JAILBREAK");
-	if (!list || !*list)
-		return false;
-	cleanup_free char *copy = xstrdup(list);
+	if (strchr(entry, '/')) {
+		cleanup_free char *canon = realpath(entry, NULL);
+		return strcmp(entry, t->real) == 0 || (canon && real && strcmp(canon, real) == 0);
+	}
+	return *entry && strcmp(entry, t->name) == 0 && real && !path_is_under(real, root);
+}
+
+/* MOAT_JAILBREAK entries with a slash name the real binary; bare names (and
+ * config.zon's .jailbreak) match the tool's name, but never a binary under the
+ * root, where sandboxed code could have rewritten the manifest to point a
+ * trusted name elsewhere. */
+static bool is_jailbroken(const struct tool *t, const struct invocation *inv,
+			  const struct config *cfg)
+{
 	cleanup_free char *real = realpath(t->real, NULL);
+	if (config_jailbreaks(cfg, t->name) && jailbreak_entry_matches(t->name, t, real, inv->root))
+		return true;
+	const char *list = getenv("MOAT_JAILBREAK");
+	cleanup_free char *copy = xstrdup(list ? list : "");
 	for (char *entry = copy, *colon; entry; entry = colon ? colon + 1 : NULL) {
 		colon = strchr(entry, ':');
 		if (colon)
 			*colon = '\0';
-		if (strchr(entry, '/')) {
-			cleanup_free char *canon = realpath(entry, NULL);
-			if (strcmp(entry, t->real) == 0 || (canon && real && strcmp(canon, real) == 0))
-				return true;
-		} else if (*entry && strcmp(entry, t->name) == 0) {
-			return real && !path_is_under(real, inv->root);
-		}
+		if (jailbreak_entry_matches(entry, t, real, inv->root))
+			return true;
 	}
 	return false;
 }
 
 static int build_wrapper_profile(const struct tool *t, const struct invocation *inv,
-				 struct profile *p, struct error *err)
+				 const struct config *cfg, struct profile *p, struct error *err)
 {
 	struct context ctx;
 	if (context_init(&ctx, inv->root, inv->home, err) < 0)
 		return -1;
 	context_add_shell(&ctx, t->shell_dir);
 	ctx.wrapper = realpath("/proc/self/exe", NULL);
-	int rc = context_add_config_grants(&ctx, t->name, err);
-	if (rc == 0)
-		rc = context_build_profile(&ctx, PLATFORM_LINUX, p, err);
+	context_add_config_grants(&ctx, cfg, t->name);
+	int rc = context_build_profile(&ctx, PLATFORM_LINUX, p, err);
 	context_free(&ctx);
 	return rc;
 }
 
-int confine(const struct tool *t, const struct invocation *inv, struct error *err)
+static int confine(const struct tool *t, const struct invocation *inv, const struct config *cfg,
+		   struct error *err)
 {
-	if (sandbox_already_confined(inv->root, inv->home)) {
-		/* Inside a session: its profile is in force and no second layer is
-		 * needed; the HOME override still applies. */
-		return env_make_home(inv->home_override, err);
-	}
 	struct sandbox_support support;
 	if (sandbox_probe(&support, err) < 0)
 		return -1;
 	struct profile p;
-	if (build_wrapper_profile(t, inv, &p, err) < 0)
+	if (build_wrapper_profile(t, inv, cfg, &p, err) < 0)
 		return -1;
 	int rc = env_check_home(&p, inv->home_override, t->name, err);
 	if (rc == 0) {
@@ -110,8 +112,22 @@ int confine(const struct tool *t, const struct invocation *inv, struct error *er
 	}
 	if (rc == 0)
 		rc = context_make_tmpdir(p.root, err);
-	if (rc == 0)
-		rc = env_make_home(inv->home_override, err);
 	profile_free(&p);
 	return rc;
+}
+
+int run_sandboxed(const struct tool *t, const struct invocation *inv, struct error *err)
+{
+	/* Inside a session its profile is in force: no second layer (Landlock
+	 * allows 16), and config.zon is out of reach anyway. */
+	if (!sandbox_already_confined(inv->root, inv->home)) {
+		struct config cfg;
+		if (settings_load(inv->home, inv->root, &cfg, err) < 0)
+			return -1;
+		int rc = is_jailbroken(t, inv, &cfg) ? 0 : confine(t, inv, &cfg, err);
+		config_free(&cfg);
+		if (rc < 0)
+			return -1;
+	}
+	return env_make_home(inv->home_override, err);
 }

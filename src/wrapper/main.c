@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 	    apply_moat_env(&inv, &err) < 0)
 		return fail(&err, 125);
 
-	if (!is_jailbroken(&tool, &inv) && confine(&tool, &inv, &err) < 0)
+	if (run_sandboxed(&tool, &inv, &err) < 0)
 		return fail(&err, 125);
 
 	execv(tool.real, argv);

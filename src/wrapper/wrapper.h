@@ -23,7 +23,9 @@ int check_not_wrapper(const struct tool *t, struct error *err);
 int invocation_read_env(struct invocation *inv, struct error *err);
 int apply_shell_env(const struct tool *t, const struct invocation *inv, struct error *err);
 int apply_moat_env(struct invocation *inv, struct error *err);
-bool is_jailbroken(const struct tool *t, const struct invocation *inv);
-int confine(const struct tool *t, const struct invocation *inv, struct error *err);
+/* Everything between the environment and exec: inside a session nothing but
+ * the HOME override; otherwise config.zon, the jailbreak decision, and
+ * confinement with the profile for this tool. */
+int run_sandboxed(const struct tool *t, const struct invocation *inv, struct error *err);
 
 #endif

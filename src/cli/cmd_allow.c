@@ -1,0 +1,144 @@
+/* moat allow [BIN PATH [--write] [--exec]] and moat unallow BIN PATH:
+ * grants of paths outside the root, kept in config.zon. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/path.h"
+#include "cli/cli.h"
+#include "cli/settings_edit.h"
+#include "config/config.h"
+#include "context/settings.h"
+#include "shells/shells.h"
+
+struct grant_args {
+	const char *bin;
+	char *stored; /* as written to the file: "~" contracted */
+	bool write, exec;
+};
+
+/* Check BIN and PATH as the seed says: relative paths, "..", quotes and
+ * control characters, and $HOME or its ancestors are refused with why. */
+static int parse_grant(const char *bin, const char *path, const char *home, struct grant_args *g,
+		       struct error *err)
+{
+	if (strcmp(bin, "*") != 0) {
+		const char *why = tool_name_refusal(bin);
+		if (why)
+			return error_set(err, "bad binary name '%s': %s", bin, why);
+	}
+	cleanup_free char *expanded = path_expand_tilde(path, home);
+	const char *why = path_refusal(expanded);
+	if (why) {
+		error_set(err, "refusing to grant '%s': %s", path, why);
+		if (expanded[0] != '/')
+			error_hint(err, "give an absolute path or one starting with ~/");
+		return -1;
+	}
+	cleanup_free char *norm = path_normalize(expanded);
+	if (path_is_under(home, norm)) {
+		error_set(err, "refusing to grant '%s': it is your home directory or contains it", path);
+		error_hint(err, "that would undo the sandbox; grant the directory a tool needs, e.g. ~/.cargo");
+		return -1;
+	}
+	g->bin = bin;
+	g->stored = path_contract_tilde(norm, home);
+	return 0;
+}
+
+static int edit_allow(const char *buf, size_t len, const char *file, const char *home, void *arg,
+		      struct strbuf *out, struct error *err)
+{
+	const struct grant_args *g = arg;
+	return config_edit_allow(buf, len, file, home, g->bin, g->stored, g->write, g->exec, out, err);
+}
+
+static int edit_unallow(const char *buf, size_t len, const char *file, const char *home, void *arg,
+			struct strbuf *out, struct error *err)
+{
+	const struct grant_args *g = arg;
+	return config_edit_unallow(buf, len, file, home, g->bin, g->stored, out, err);
+}
+
+static int list_grants(const char *home)
+{
+	struct error err = {0};
+	struct config cfg;
+	if (settings_load(home, NULL, &cfg, &err) < 0)
+		return cli_fail(&err, 1);
+	for (size_t i = 0; i < cfg.nallow; i++) {
+		const struct config_allow *r = &cfg.allow[i];
+		const char *level = r->write ? (r->exec ? "read/write/exec" : "read/write")
+					     : (r->exec ? "read/exec" : "read");
+		for (size_t j = 0; j < r->npaths; j++) {
+			printf("%-12s %-16s %s", r->bin, level, r->paths[j]);
+			for (size_t k = 0; k < r->ndirs; k++)
+				printf("%s%s", k ? ", " : "  (only in ", r->dirs[k]);
+			printf("%s\n", r->ndirs ? ")" : "");
+		}
+	}
+	config_free(&cfg);
+	return 0;
+}
+
+int cmd_allow(int argc, char **argv, const struct global_opts *g)
+{
+	(void)g;
+	const struct command *self = cli_command("allow");
+	struct grant_args ga = {0};
+	const char *pos[2] = {NULL, NULL};
+	int npos = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--write") == 0)
+			ga.write = true;
+		else if (strcmp(argv[i], "--exec") == 0)
+			ga.exec = true;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage_error(self, "unknown option '%s'", argv[i]);
+		else if (npos < 2)
+			pos[npos++] = argv[i];
+		else
+			return cli_usage_error(self, "too many arguments");
+	}
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	if (npos == 0 && !ga.write && !ga.exec)
+		return list_grants(home);
+	if (npos != 2)
+		return cli_usage_error(self, "want BIN and PATH");
+	if (parse_grant(pos[0], pos[1], home, &ga, &err) < 0)
+		return cli_fail(&err, 1);
+	int rc = settings_edit(home, edit_allow, &ga, &err);
+	if (rc >= 0)
+		fprintf(stderr, "moat: %s %s %s access to %s\n", rc ? "granted" : "already granted:",
+			ga.bin, ga.write ? (ga.exec ? "read/write/exec" : "read/write")
+					 : (ga.exec ? "read/exec" : "read"),
+			ga.stored);
+	free(ga.stored);
+	return rc < 0 ? cli_fail(&err, 1) : 0;
+}
+
+int cmd_unallow(int argc, char **argv, const struct global_opts *g)
+{
+	(void)g;
+	const struct command *self = cli_command("unallow");
+	if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-')
+		return cli_usage_error(self, "want BIN and PATH");
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	struct grant_args ga = {0};
+	if (parse_grant(argv[1], argv[2], home, &ga, &err) < 0)
+		return cli_fail(&err, 1);
+	int rc = settings_edit(home, edit_unallow, &ga, &err);
+	if (rc == 0) {
+		error_set(&err, "no grant of %s to %s to remove", ga.stored, ga.bin);
+		error_hint(&err, "rules limited by .dirs are left alone; see 'moat allow' for the list");
+	} else if (rc == 1) {
+		fprintf(stderr, "moat: removed %s's grant of %s\n", ga.bin, ga.stored);
+	}
+	free(ga.stored);
+	return rc == 1 ? 0 : cli_fail(&err, 1);
+}

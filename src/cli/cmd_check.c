@@ -1,0 +1,165 @@
+/* moat check: validate config.zon with the same code the commands use, and
+ * say what would not work: refused paths, missing linked directories,
+ * shells that cannot be resolved, rules made redundant by broader ones. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/path.h"
+#include "cli/cli.h"
+#include "cli/session.h"
+#include "cli/settings_edit.h"
+#include "config/config.h"
+#include "context/settings.h"
+#include "shells/shells.h"
+
+struct checker {
+	const char *file;
+	const char *home;
+	const struct global_opts *g;
+	int issues;
+};
+
+static void finding(struct checker *c, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void finding(struct checker *c, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	printf("%s:%d:%d: ", c->file, line, col);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	c->issues++;
+}
+
+static unsigned rule_access(const struct config_allow *r)
+{
+	return ACCESS_READ | (r->write ? ACCESS_WRITE : 0) | (r->exec ? ACCESS_EXEC : 0);
+}
+
+static bool same_dirs(const struct config_allow *a, const struct config_allow *b)
+{
+	if (a->ndirs != b->ndirs)
+		return false;
+	for (size_t i = 0; i < a->ndirs; i++)
+		if (strcmp(a->dirs[i], b->dirs[i]) != 0)
+			return false;
+	return true;
+}
+
+/* Does rule b's path q make rule a's path p redundant? */
+static bool covers(const struct config_allow *b, const char *q, const struct config_allow *a,
+		   const char *p, const char *home)
+{
+	if (strcmp(b->bin, "*") != 0 && strcmp(b->bin, a->bin) != 0)
+		return false;
+	if (b->ndirs && !same_dirs(a, b))
+		return false;
+	if ((rule_access(a) & ~rule_access(b)) != 0)
+		return false;
+	cleanup_free char *pe = path_expand_tilde(p, home);
+	cleanup_free char *qe = path_expand_tilde(q, home);
+	cleanup_free char *pn = path_normalize(pe);
+	cleanup_free char *qn = path_normalize(qe);
+	return pn[0] == '/' && qn[0] == '/' && path_is_under(pn, qn);
+}
+
+static void check_grant_path(struct checker *c, const struct config *cfg, size_t ri, size_t pi)
+{
+	const struct config_allow *r = &cfg->allow[ri];
+	const char *p = r->paths[pi];
+	cleanup_free char *expanded = path_expand_tilde(p, c->home);
+	const char *why = path_refusal(expanded);
+	if (why) {
+		finding(c, r->line, r->col, "grant of '%s' to %s is refused: %s", p, r->bin, why);
+		return;
+	}
+	cleanup_free char *norm = path_normalize(expanded);
+	if (path_is_under(c->home, norm)) {
+		finding(c, r->line, r->col, "grant of '%s' to %s is refused: it is your home directory "
+					    "or contains it", p, r->bin);
+		return;
+	}
+	for (size_t rj = 0; rj < cfg->nallow; rj++) {
+		const struct config_allow *b = &cfg->allow[rj];
+		for (size_t pj = 0; pj < b->npaths; pj++) {
+			if (rj == ri && pj == pi)
+				continue;
+			bool mutual = covers(r, p, b, b->paths[pj], c->home);
+			/* Of two identical grants, report only the later one. */
+			if (covers(b, b->paths[pj], r, p, c->home) && (!mutual || rj < ri || (rj == ri && pj < pi))) {
+				finding(c, r->line, r->col, "grant of '%s' to %s is redundant: line %d grants "
+							    "'%s' to %s already", p, r->bin, b->line,
+					b->paths[pj], b->bin);
+				return;
+			}
+		}
+	}
+}
+
+static void check_shell(struct checker *c, int line, int col, const char *name)
+{
+	cleanup_free char *dir = NULL;
+	struct error err = {0};
+	if (shell_find(name, &dir, &err) < 0)
+		finding(c, line, col, "shell '%s' cannot be resolved: %s", name, err.msg);
+	else
+		cli_verbose(c->g, "shell %s: %s", name, dir);
+}
+
+static void check_config(struct checker *c, const struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->nallow; i++)
+		for (size_t j = 0; j < cfg->allow[i].npaths; j++)
+			check_grant_path(c, cfg, i, j);
+	for (size_t i = 0; i < cfg->nlinks; i++) {
+		const struct config_link *l = &cfg->links[i];
+		cleanup_free char *dir = path_expand_tilde(l->dir, c->home);
+		if (!fs_is_dir(dir))
+			finding(c, l->line, l->col, "linked directory '%s' does not exist", l->dir);
+		for (size_t j = 0; j < l->nshells; j++)
+			check_shell(c, l->line, l->col, l->shells[j]);
+	}
+	for (size_t i = 0; i < cfg->ndetect; i++)
+		for (size_t j = 0; j < cfg->detect[i].nshells; j++)
+			check_shell(c, cfg->detect[i].line, cfg->detect[i].col, cfg->detect[i].shells[j]);
+	for (size_t i = 0; i < cfg->ndefault; i++)
+		check_shell(c, 1, 1, cfg->default_shells[i]);
+	const char *path = getenv("PATH");
+	for (size_t i = 0; i < cfg->njailbreak; i++) {
+		struct error err = {0};
+		cleanup_free char *exe = session_resolve_command(cfg->jailbreak[i], path ? path : "", &err);
+		if (!exe)
+			finding(c, 1, 1, "jailbreak '%s' is not found on PATH and would be skipped",
+				cfg->jailbreak[i]);
+	}
+}
+
+int cmd_check(int argc, char **argv, const struct global_opts *g)
+{
+	if (argc > 1)
+		return cli_usage_error(cli_command("check"), "unexpected argument '%s'", argv[1]);
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	cleanup_free char *file = settings_path(home);
+	cli_verbose(g, "config %s%s", file, fs_exists(file) ? "" : " (missing: an empty config)");
+	struct checker c = {.file = file, .home = home, .g = g};
+	struct config cfg;
+	if (settings_load(home, NULL, &cfg, &err) < 0) {
+		printf("%s\n", err.msg);
+		c.issues++;
+	} else {
+		check_config(&c, &cfg);
+		config_free(&cfg);
+	}
+	if (c.issues)
+		printf("%d issue(s) found\n", c.issues);
+	else
+		printf("all ok\n");
+	return c.issues ? 1 : 0;
+}

@@ -1,0 +1,152 @@
+/* moat link [DIR SHELL...], moat unlink DIR and moat detect [DIR]: which
+ * shells a project gets when none are named. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/path.h"
+#include "cli/cli.h"
+#include "cli/settings_edit.h"
+#include "config/config.h"
+#include "context/settings.h"
+#include "shells/shells.h"
+
+struct link_args {
+	char *dir;
+	const char *const *shells;
+	size_t nshells;
+};
+
+/* DIR made absolute, and canonical when it exists, so it matches the root
+ * that moat run computes from the current directory. */
+static char *link_dir(const char *dir, struct error *err)
+{
+	char *canon = realpath(dir, NULL);
+	if (canon)
+		return canon;
+	return fs_absolute(dir, err);
+}
+
+static int edit_link(const char *buf, size_t len, const char *file, const char *home, void *arg,
+		     struct strbuf *out, struct error *err)
+{
+	const struct link_args *a = arg;
+	return config_edit_link(buf, len, file, home, a->dir, a->shells, a->nshells, out, err);
+}
+
+static int edit_unlink(const char *buf, size_t len, const char *file, const char *home, void *arg,
+		       struct strbuf *out, struct error *err)
+{
+	const struct link_args *a = arg;
+	return config_edit_unlink(buf, len, file, home, a->dir, out, err);
+}
+
+static int list_links(const char *home)
+{
+	struct error err = {0};
+	struct config cfg;
+	if (settings_load(home, NULL, &cfg, &err) < 0)
+		return cli_fail(&err, 1);
+	for (size_t i = 0; i < cfg.nlinks; i++) {
+		printf("%s", cfg.links[i].dir);
+		for (size_t j = 0; j < cfg.links[i].nshells; j++)
+			printf(" %s", cfg.links[i].shells[j]);
+		printf("\n");
+	}
+	config_free(&cfg);
+	return 0;
+}
+
+int cmd_link(int argc, char **argv, const struct global_opts *g)
+{
+	(void)g;
+	const struct command *self = cli_command("link");
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-')
+			return cli_usage_error(self, "unknown option '%s'", argv[i]);
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	if (argc == 1)
+		return list_links(home);
+	if (argc < 3)
+		return cli_usage_error(self, "name at least one shell for %s", argv[1]);
+	for (int i = 2; i < argc; i++) {
+		const char *why = strchr(argv[i], '/') ? NULL : tool_name_refusal(argv[i]);
+		if (why)
+			return cli_usage_error(self, "bad shell name '%s': %s", argv[i], why);
+	}
+	struct link_args a = {link_dir(argv[1], &err), (const char *const *)argv + 2,
+			      (size_t)argc - 2};
+	if (!a.dir)
+		return cli_fail(&err, 1);
+	int rc = settings_edit(home, edit_link, &a, &err);
+	if (rc >= 0)
+		fprintf(stderr, "moat: %s %s\n", rc ? "linked" : "already linked:", a.dir);
+	free(a.dir);
+	return rc < 0 ? cli_fail(&err, 1) : 0;
+}
+
+int cmd_unlink(int argc, char **argv, const struct global_opts *g)
+{
+	(void)g;
+	if (argc != 2 || argv[1][0] == '-')
+		return cli_usage_error(cli_command("unlink"), "want DIR");
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	struct link_args a = {link_dir(argv[1], &err), NULL, 0};
+	if (!a.dir)
+		return cli_fail(&err, 1);
+	int rc = settings_edit(home, edit_unlink, &a, &err);
+	if (rc == 0)
+		error_set(&err, "'%s' is not linked", a.dir);
+	else if (rc == 1)
+		fprintf(stderr, "moat: unlinked %s\n", a.dir);
+	free(a.dir);
+	return rc == 1 ? 0 : cli_fail(&err, 1);
+}
+
+static bool marker_exists(const char *dir, const char *marker, void *unused)
+{
+	(void)unused;
+	cleanup_free char *p = path_join(dir, marker);
+	return fs_exists(p);
+}
+
+int cmd_detect(int argc, char **argv, const struct global_opts *g)
+{
+	(void)g;
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+		return cli_usage_error(cli_command("detect"), "want at most one DIR");
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	cleanup_free char *dir = argc == 2 ? realpath(argv[1], NULL) : fs_cwd(&err);
+	if (!dir) {
+		if (argc == 2)
+			error_set(&err, "cannot use '%s': no such directory", argv[1]);
+		return cli_fail(&err, 1);
+	}
+	struct config cfg;
+	if (settings_load(home, NULL, &cfg, &err) < 0)
+		return cli_fail(&err, 1);
+	const char **shells;
+	size_t n;
+	enum config_shells_from from = config_detect_shells(&cfg, dir, home, marker_exists, NULL, &shells, &n);
+	printf("shells:");
+	for (size_t i = 0; i < n; i++)
+		printf(" %s", shells[i]);
+	printf("%s\n", from == CONFIG_SHELLS_LINK ? " (linked)" : from == CONFIG_SHELLS_DETECT ? " (detected)" : " none");
+	printf("default:");
+	for (size_t i = 0; i < cfg.ndefault; i++)
+		printf(" %s", cfg.default_shells[i]);
+	printf("%s\n", cfg.ndefault ? "" : " none");
+	free(shells);
+	config_free(&cfg);
+	return 0;
+}

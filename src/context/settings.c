@@ -1,0 +1,48 @@
+#include "context/settings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/path.h"
+
+char *settings_path(const char *home)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/')
+		return path_join(xdg, "moat/config.zon");
+	return path_join(home, ".config/moat/config.zon");
+}
+
+int settings_load(const char *home, const char *root, struct config *cfg, struct error *err)
+{
+	cleanup_free char *path = settings_path(home);
+	if (root) {
+		cleanup_free char *canon = realpath(path, NULL);
+		cleanup_free char *dir = path_dirname(path);
+		cleanup_free char *dir_canon = realpath(dir, NULL);
+		if ((canon && path_is_under(canon, root)) || (dir_canon && path_is_under(dir_canon, root))) {
+			error_set(err, "refusing to use '%s': it is inside the sandbox root '%s'", path, root);
+			error_hint(err, "sandboxed code could rewrite its own grants there; keep config.zon "
+					"outside the project (XDG_CONFIG_HOME)");
+			err->status = 125;
+			return -1;
+		}
+	}
+	return config_load(path, cfg, NULL, NULL, err);
+}
+
+void context_add_config_grants(struct context *c, const struct config *cfg, const char *bin)
+{
+	struct config_grant *grants;
+	size_t n = config_grants(cfg, bin, c->root, c->home, &grants);
+	for (size_t i = 0; i < n; i++) {
+		char *canon = realpath(grants[i].path, NULL);
+		if (!canon)
+			continue;
+		unsigned access = ACCESS_READ | (grants[i].write ? ACCESS_WRITE : 0) |
+				  (grants[i].exec ? ACCESS_EXEC : 0);
+		context_add_grant(c, grants[i].bin, canon, access);
+		free(canon);
+	}
+	config_grants_free(grants, n);
+}

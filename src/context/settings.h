@@ -1,0 +1,24 @@
+/* config.zon as the context sees it: where it is, loading it safely, and
+ * turning its grants into profile input. */
+#ifndef MOAT_CONTEXT_SETTINGS_H
+#define MOAT_CONTEXT_SETTINGS_H
+
+#include "base/util.h"
+#include "config/config.h"
+#include "context/context.h"
+
+/* $XDG_CONFIG_HOME/moat/config.zon, else ~/.config/moat/config.zon, from the
+ * real HOME. Caller frees. */
+char *settings_path(const char *home);
+
+/* Load config.zon (a missing file is an empty config). A file that fails to
+ * parse is an error. So is one under the sandbox root (root may be NULL),
+ * where sandboxed code could rewrite its own grants. */
+int settings_load(const char *home, const char *root, struct config *cfg, struct error *err);
+
+/* Add the grants in force for binary bin (NULL: every grant, as a session
+ * unions them) at the context's root, paths expanded and made canonical.
+ * A granted path that does not exist is skipped: Landlock cannot rule on it. */
+void context_add_config_grants(struct context *c, const struct config *cfg, const char *bin);
+
+#endif

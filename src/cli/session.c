@@ -200,10 +200,13 @@ int session_exec(struct session *s, char **cmd, struct error *err)
 	execv(exe, cmd);
 	int e = errno;
 	error_set(err, "cannot run '%s': %s", exe, strerror(e));
-	if (e == EACCES) {
-		cleanup_free char *dir = path_dirname(exe);
-		error_hint(err, "the sandbox may not allow running it; to grant it:  moat allow %s %s --exec",
-			   path_basename(exe), dir);
+	/* access() is not judged by Landlock: executable by permissions but
+	 * refused by exec means the sandbox said no. */
+	cleanup_free char *dir = realpath(exe, NULL);
+	if (e == EACCES && access(exe, X_OK) == 0 && dir && !path_is_under(dir, s->profile.root)) {
+		*strrchr(dir, '/') = '\0';
+		error_hint(err, "the sandbox does not allow running it; to grant it:  moat allow %s %s --exec",
+			   path_basename(exe), *dir ? dir : "/");
 	}
 	return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }

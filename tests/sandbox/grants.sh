@@ -1,0 +1,81 @@
+# moat allow in a real sandbox: a grant lets exactly that path through, read
+# only unless --write, exec only with --exec; its sibling stays denied.
+# Also: dirs-scoped rules, per-binary grants in moat-wrapper, and config.zon
+# inside the root refused.
+. "$(dirname "$0")/../lib.sh"
+
+mkdir -p "$HOME/.cache/tool" "$HOME/.cache/sibling" "$HOME/.tools/bin"
+echo "CACHED" >"$HOME/.cache/tool/data"
+echo "SIBLING" >"$HOME/.cache/sibling/data"
+printf '#!/bin/sh\necho ran-granted-tool\n' >"$HOME/.tools/bin/hello"
+chmod +x "$HOME/.tools/bin/hello"
+
+expect_denied "before any grant, the cache is unreadable" "$MOAT" run -- cat "$HOME/.cache/tool/data"
+
+expect_ok "moat allow records a read grant" "$MOAT" allow '*' "$HOME/.cache/tool"
+expect_out "the grant is stored with ~ unexpanded" 'granted \* read access to ~/.cache/tool'
+run cat "$XDG_CONFIG_HOME/moat/config.zon"
+expect_out "config.zon holds the portable form" '"~/.cache/tool"'
+
+expect_ok "a read grant lets the path be read" "$MOAT" run -- cat "$HOME/.cache/tool/data"
+expect_out "and the content is the file's" CACHED
+expect_denied "a read grant does not allow writing" "$MOAT" run -- sh -c "echo x >'$HOME/.cache/tool/new'"
+[ ! -e "$HOME/.cache/tool/new" ] && ok "no file was created" || not_ok "a file was created through a read grant"
+expect_denied "the sibling directory stays denied" "$MOAT" run -- cat "$HOME/.cache/sibling/data"
+
+expect_ok "re-granting with --write widens the rule" "$MOAT" allow '*' "$HOME/.cache/tool" --write
+run grep -c '\.bin' "$XDG_CONFIG_HOME/moat/config.zon"
+[ "$out" = 1 ] && ok "widening kept one rule" || not_ok "widening added a second rule ($out)"
+expect_ok "a write grant allows writing" "$MOAT" run -- sh -c "echo x >'$HOME/.cache/tool/new'"
+[ -f "$HOME/.cache/tool/new" ] && ok "the file was written" || not_ok "the write did not land"
+
+expect_ok "grant read on the tools dir" "$MOAT" allow '*' "$HOME/.tools"
+expect_denied "without --exec a granted binary cannot run" "$MOAT" run -- "$HOME/.tools/bin/hello"
+expect_ok "grant --exec" "$MOAT" allow '*' "$HOME/.tools" --exec
+expect_ok "with --exec it runs" "$MOAT" run -- "$HOME/.tools/bin/hello"
+expect_out "and prints" ran-granted-tool
+
+expect_ok "unallow removes the grant" "$MOAT" unallow '*' "$HOME/.cache/tool"
+expect_denied "after unallow the path is denied again" "$MOAT" run -- cat "$HOME/.cache/tool/data"
+expect_status "unallow of a missing grant fails" 1 "$MOAT" unallow '*' "$HOME/.cache/tool"
+
+# dirs: a rule only in force when the root is under one of its dirs.
+mkdir -p "$HOME/work/a" "$HOME/play/b"
+cat >"$XDG_CONFIG_HOME/moat/config.zon" <<ZON
+.{
+    // only for work projects
+    .allow = .{ .{ .bin = "*", .paths = .{ "~/.cache/tool" }, .dirs = .{ "~/work" } } },
+}
+ZON
+cd "$HOME/work/a" && expect_ok "a dirs rule applies under its dir" "$MOAT" run -- cat "$HOME/.cache/tool/data"
+cd "$HOME/play/b" && expect_denied "and not elsewhere" "$MOAT" run -- cat "$HOME/.cache/tool/data"
+cd "$PROJ" || exit 1
+expect_status "moat allow leaves dirs rules alone (unallow finds nothing)" 1 "$MOAT" unallow '*' "$HOME/.cache/tool"
+run grep -c 'only for work projects' "$XDG_CONFIG_HOME/moat/config.zon"
+[ "$out" = 1 ] && ok "the user's comment survived" || not_ok "the comment was lost"
+
+# Per-binary grants in moat-wrapper: cat gets the grant, head does not.
+rm "$XDG_CONFIG_HOME/moat/config.zon"
+"$MOAT" wrap tools /bin/cat /usr/bin/head >/dev/null
+"$MOAT" allow cat "$HOME/.cache/tool" >/dev/null 2>&1
+SHELLBIN=$XDG_DATA_HOME/moat/shells/tools/bin
+expect_ok "a wrapped binary gets its own grant" env MOAT_ROOT="$PROJ" "$SHELLBIN/cat" "$HOME/.cache/tool/data"
+expect_denied "another wrapped binary does not" env MOAT_ROOT="$PROJ" "$SHELLBIN/head" "$HOME/.cache/tool/data"
+expect_ok "in a session grants are unioned" "$MOAT" run tools -- head "$HOME/.cache/tool/data"
+
+# A config.zon that sandboxed code could write would let it grant itself.
+mkdir -p "$PROJ/.cfg/moat"
+printf '.{ .allow = .{ .{ .bin = "*", .paths = .{ "~/.ssh" } } } }\n' >"$PROJ/.cfg/moat/config.zon"
+expect_status "config.zon inside the root is refused" 125 env XDG_CONFIG_HOME="$PROJ/.cfg" "$MOAT" run -- cat "$HOME/.ssh/id_rsa"
+expect_out "with the reason" "inside the sandbox root"
+expect_no_out "and the key did not leak" DECOY-SSH-KEY
+
+# A broken config fails every command that needs it, and is never rewritten.
+printf '.{ .allow = .{ .{ .bin = "*", .pathz = .{ "~/x" } } } }\n' >"$XDG_CONFIG_HOME/moat/config.zon"
+cp "$XDG_CONFIG_HOME/moat/config.zon" "$T/broken"
+expect_status "run fails on a config with an unknown key" 125 "$MOAT" run -- true
+expect_out "naming file:line:col" 'config.zon:1:[0-9]+: '
+expect_status "allow refuses to edit it" 1 "$MOAT" allow '*' "$HOME/.cache/tool"
+cmp -s "$T/broken" "$XDG_CONFIG_HOME/moat/config.zon" && ok "the broken file is untouched" || not_ok "the broken file was rewritten"
+
+done_testing

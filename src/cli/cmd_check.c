@@ -62,9 +62,12 @@ static bool covers(const struct config_allow *b, const char *q, const struct con
 		return false;
 	cleanup_free char *pe = path_expand_tilde(p, home);
 	cleanup_free char *qe = path_expand_tilde(q, home);
+	if (path_refusal(pe) || path_refusal(qe))
+		return false;
 	cleanup_free char *pn = path_normalize(pe);
 	cleanup_free char *qn = path_normalize(qe);
-	return pn[0] == '/' && qn[0] == '/' && path_is_under(pn, qn);
+	/* A refused grant (home or above) covers nothing: it is never applied. */
+	return !path_is_under(home, qn) && path_is_under(pn, qn);
 }
 
 static void check_grant_path(struct checker *c, const struct config *cfg, size_t ri, size_t pi)

@@ -1,0 +1,104 @@
+# config.zon commands: link/unlink/detect drive run and shell; check reports
+# what would not work; concurrent edits both land; refusals say why.
+. "$(dirname "$0")/../lib.sh"
+CFG=$XDG_CONFIG_HOME/moat/config.zon
+
+"$MOAT" wrap alpha /bin/cat >/dev/null
+"$MOAT" wrap beta /bin/cat /bin/echo >/dev/null
+"$MOAT" wrap extra /bin/ls >/dev/null
+DATA=$XDG_DATA_HOME/moat/shells
+
+run "$MOAT" detect
+expect_out "no config: no shells" '^shells: none$'
+
+mkdir -p "$(dirname "$CFG")"
+cat >"$CFG" <<'ZON'
+.{
+    .default = .{ "extra" },
+    .detect = .{
+        .{ .markers = .{ "alpha.marker" }, .shells = .{ "alpha" } },
+        .{ .markers = .{ "beta.marker", "also" }, .shells = .{ "beta" } },
+    },
+}
+ZON
+touch alpha.marker beta.marker
+run "$MOAT" detect
+expect_out "a rule whose markers all exist matches" '^shells: alpha \(detected\)$'
+expect_out "default shells are listed apart" '^default: extra$'
+touch also
+run "$MOAT" detect "$PROJ"
+expect_out "matching rules stack in file order" '^shells: alpha beta \(detected\)$'
+
+run "$MOAT" run -- sh -c 'command -v cat; command -v ls; echo "$PATH"'
+expect_out "run says which shells it picked" 'using shells alpha, beta \(detected\)'
+expect_out "the first detected shell wins for cat" "^$DATA/alpha/bin/cat$"
+expect_out "default shells provide what others do not" "^$DATA/extra/bin/ls$"
+expect_out "default shells come last among shells" "$DATA/alpha/bin:$DATA/beta/bin:$DATA/extra/bin:"
+
+expect_ok "link replaces detection for a directory" "$MOAT" link . beta
+run "$MOAT" detect
+expect_out "a link wins over detection" '^shells: beta \(linked\)$'
+run "$MOAT" run -- sh -c 'command -v cat'
+expect_out "run uses the linked shell" "^$DATA/beta/bin/cat$"
+expect_ok "relinking replaces the entry" "$MOAT" link "$PROJ" alpha
+run grep -c '\.dir' "$CFG"
+[ "$out" = 1 ] && ok "one links entry per directory" || not_ok "links entries: $out"
+run "$MOAT" link
+expect_out "link lists links" "^$PROJ alpha$"
+printf 'echo "$PATH"\n' >"$T/cmds"
+run sh -c "SHELL=/bin/sh '$MOAT' shell <'$T/cmds'"
+expect_out "shell uses the linked shell too" "^$DATA/alpha/bin:"
+expect_ok "unlink forgets it" "$MOAT" unlink .
+expect_status "unlink of an unlinked dir fails" 1 "$MOAT" unlink .
+run "$MOAT" run alpha -- sh -c 'echo "$PATH"'
+expect_no_out "named shells skip detection" 'using shells'
+
+# check: findings with file:line:col, a count, exit 1.
+cat >"$CFG" <<ZON
+.{
+    .links = .{ .{ .dir = "$T/gone", .shells = .{ "nosuch" } } },
+    .allow = .{
+        .{ .bin = "git", .paths = .{ "~/.config" } },
+        .{ .bin = "git", .paths = .{ "~/.config/git" } },
+        .{ .bin = "*", .paths = .{ "~" } },
+    },
+    .jailbreak = .{ "no-such-tool-xyz" },
+}
+ZON
+run "$MOAT" check
+[ "$rc" = 1 ] && ok "check exits 1 on issues" || not_ok "check exit $rc"
+expect_out "missing linked dir" "config.zon:2:[0-9]+: linked directory '$T/gone' does not exist"
+expect_out "unresolvable shell" "config.zon:2:[0-9]+: shell 'nosuch' cannot be resolved"
+expect_out "redundant rule" "config.zon:5:[0-9]+: grant of '~/.config/git' to git is redundant"
+expect_out "refused path" "config.zon:6:[0-9]+: grant of '~' to \* is refused"
+expect_out "unresolvable jailbreak" "jailbreak 'no-such-tool-xyz' is not found"
+expect_out "a count" '^5 issue\(s\) found$'
+printf '.{ .default = .{ "alpha" } }\n' >"$CFG"
+expect_ok "a good config checks clean" "$MOAT" check
+expect_out "and says so" '^all ok$'
+printf '.{ .default = .{ "alpha" }\n' >"$CFG"
+expect_status "a parse error is an issue" 1 "$MOAT" check
+expect_out "with its position" 'config.zon:2:1: '
+
+# Concurrent edits: each must land (the file is locked while edited).
+rm -f "$CFG"
+for i in $(seq 1 12); do "$MOAT" allow "tool$i" "$HOME/.cache/t$i" 2>/dev/null & done
+wait
+run grep -c '\.bin' "$CFG"
+[ "$out" = 12 ] && ok "12 concurrent allows all landed" || not_ok "only $out of 12 concurrent allows landed"
+expect_ok "and the result parses" "$MOAT" check
+
+# Refusals name the reason.
+expect_status "relative path refused" 1 "$MOAT" allow git rel/x
+expect_out "reason: not absolute" "not an absolute path"
+expect_status ".. refused" 1 "$MOAT" allow git "$HOME/a/../b"
+expect_out "reason: .." "'\.\.' component"
+expect_status "home refused" 1 "$MOAT" allow git "$HOME"
+expect_status "an ancestor of home refused" 1 "$MOAT" allow git "$(dirname "$HOME")"
+expect_out "reason: home" "home directory or contains it"
+expect_status "a quote refused" 1 "$MOAT" allow git "$HOME/a\"b"
+expect_status "a control character refused" 1 "$MOAT" allow git "$HOME/a$(printf '\t')b"
+expect_status "a bad binary name refused" 1 "$MOAT" allow a/b "$HOME/x"
+expect_status "allow with one argument is a usage error" 2 "$MOAT" allow git
+
+done_testing

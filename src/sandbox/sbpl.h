@@ -33,8 +33,9 @@
 #define SBPL_ROOT_PARAM "MOAT_ROOT"
 
 /* Render p as SBPL, appended to out. Deterministic: the same profile always
- * gives the same bytes. Every path (root, rules, jailbreaks) goes through
- * path_refusal() first; a refused one is an error naming the path and the
+ * gives the same bytes. Every path (root, rules, jailbreaks) is checked
+ * first, by path_refusal() and for normal form (no "." component, repeated
+ * or trailing slash); a refused one is an error naming the path and the
  * reason, and then nothing at all is appended to out. Accepts a profile built
  * for either platform (one built for Linux says so in a comment).
  * Returns 0, or -1 with err set. */

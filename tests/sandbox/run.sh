@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# moat run's contract: statuses (the command's own, 125/126/127, 2 for
+# usage), the refused roots, the environment inside, stdin and fd hygiene.
+. "$(dirname "$0")/../lib.sh"
+
+expect_status "the command's exit status passes through" 7 "$MOAT" run -- sh -c 'exit 7'
+expect_status "status 0 passes through" 0 "$MOAT" run -- true
+expect_status "death by a signal shows as 128+N" 141 "$MOAT" run -- sh -c 'kill -PIPE $$'
+expect_status "a missing command is 127" 127 "$MOAT" run -- moat-no-such-command
+expect_out "it says the command was not found" 'moat-no-such-command.*not found'
+expect_status "a missing path is 127" 127 "$MOAT" run -- ./no-such-file
+
+echo 'echo hi' >"$PROJ/noexec"
+expect_status "a non-executable file is 126" 126 "$MOAT" run -- ./noexec
+expect_out "it names the file" "noexec"
+# The file is in the root, where exec is allowed: it merely lacks its x bit,
+# so a hint to widen the sandbox would send the user the wrong way.
+expect_no_out "no 'moat allow' hint for a file in the root without x bit" 'moat allow'
+mkdir "$PROJ/pathdir"
+cp "$PROJ/noexec" "$PROJ/pathdir/moat-noexec-tool"
+expect_status "a non-executable file found on PATH is 126" 126 \
+	env PATH="$PROJ/pathdir:/usr/bin:/bin" "$MOAT" run -- moat-noexec-tool
+expect_status "a directory is 126" 126 "$MOAT" run -- ./pathdir
+
+# moat's own failures before the command: 125, with the seed's reason.
+cd "$HOME" || exit 1
+expect_status "root = \$HOME is refused with 125" 125 "$MOAT" run -- true
+expect_out "it says the root is home" "refusing to use '$HOME' as the sandbox root: it is your home directory"
+expect_out "with the seed's reason" 'would grant access to everything home is meant to withhold'
+[ ! -e "$HOME/.moat" ] && ok "nothing created in \$HOME" || not_ok "nothing created in \$HOME"
+cd "$T" || exit 1
+expect_status "an ancestor of \$HOME is refused with 125" 125 "$MOAT" run -- true
+expect_out "it says the root contains home" "it contains your home directory"
+cd / || exit 1
+expect_status "/ is refused with 125" 125 "$MOAT" run -- true
+ln -s "$HOME" "$T/homelink"
+cd "$HOME" || exit 1
+expect_status "root = \$HOME is refused when HOME is a symlink to it" 125 env HOME="$T/homelink" "$MOAT" run -- true
+expect_status "root = \$HOME is refused when HOME has a trailing slash" 125 env HOME="$HOME/" "$MOAT" run -- true
+cd "$PROJ" || exit 1
+expect_status "no HOME is 125" 125 env -u HOME "$MOAT" run -- true
+expect_out "with a hint" '^hint: .*HOME'
+expect_status "a relative HOME is 125" 125 env HOME=relative "$MOAT" run -- true
+
+# Usage errors: 2.
+expect_status "missing '--' is a usage error" 2 "$MOAT" run true
+expect_out "it says so" "missing '--'"
+expect_status "nothing after '--' is a usage error" 2 "$MOAT" run --
+expect_status "an unknown option is a usage error" 2 "$MOAT" run --bogus -- true
+
+# The environment inside.
+run "$MOAT" run -- sh -c 'echo "root=$MOAT_ROOT"; echo "tmp=$TMPDIR"'
+expect_out "MOAT_ROOT is the root" "^root=$PROJ\$"
+expect_out "TMPDIR is \$MOAT_ROOT/.moat/tmp" "^tmp=$PROJ/.moat/tmp\$"
+[ -d "$PROJ/.moat/tmp" ] && ok "TMPDIR exists" || not_ok "TMPDIR exists"
+ln -s "$PROJ" "$HOME/projlink"
+mkdir -p "$PROJ/sub"
+cd "$HOME/projlink/sub" || exit 1
+run "$MOAT" run -- sh -c 'echo "root=$MOAT_ROOT"; touch ../outside'
+expect_out "the root is the canonical current directory" "^root=$PROJ/sub\$"
+[ "$rc" -ne 0 ] && [ ! -e "$PROJ/outside" ] && ok "the parent of the root is not writable" ||
+	{ not_ok "the parent of the root is not writable" && _show touch ../outside; }
+cd "$PROJ" || exit 1
+run env MOAT_ROOT="$HOME" MOAT_SANDBOX="$HOME" "$MOAT" run -- sh -c 'echo "root=$MOAT_ROOT"; cat "$HOME/.ssh/id_rsa"'
+if [ "$rc" -ne 0 ] && grep -q "^root=$PROJ\$" "$T/.out" && ! grep -q DECOY "$T/.out"; then
+	ok "a MOAT_ROOT set by the caller changes nothing"
+else
+	not_ok "a MOAT_ROOT set by the caller changes nothing" && _show MOAT_ROOT=HOME moat run
+fi
+run env MOAT_ENV_FOO=bar "$MOAT" run -- env
+expect_out "MOAT_ENV_FOO=bar sets FOO" '^FOO=bar$'
+expect_no_out "and MOAT_ENV_FOO is gone" '^MOAT_ENV_FOO='
+run env MOAT_ENV_HOME="$PROJ/.moat/home" "$MOAT" run -- sh -c 'echo "home=$HOME"; echo x >"$HOME/f"'
+expect_out "MOAT_ENV_HOME under the root becomes HOME" "^home=$PROJ/.moat/home\$"
+[ -f "$PROJ/.moat/home/f" ] && ok "that HOME was created and is writable" || not_ok "that HOME was created and is writable"
+expect_status "MOAT_ENV_HOME outside the root is refused" 125 env MOAT_ENV_HOME="$T/elsewhere" "$MOAT" run -- true
+expect_out "naming both ways out" "moat allow .* $T/elsewhere --write"
+[ ! -e "$T/elsewhere" ] && ok "and it was not created" || not_ok "and it was not created"
+
+# Shells' bin directories come first on PATH, and the command is looked up there.
+expect_ok "moat wrap a shell" "$MOAT" wrap first --env FROM=first /usr/bin/env
+expect_ok "moat wrap another" "$MOAT" wrap second --env FROM=second /usr/bin/env /usr/bin/true
+shells=$(cd "$XDG_DATA_HOME/moat/shells" && pwd -P)
+run "$MOAT" run first second -- sh -c 'echo "$PATH"'
+case $out in
+"$shells/first/bin:$shells/second/bin:"*) ok "shells' bin first on PATH, in order" ;;
+*) not_ok "shells' bin first on PATH, in order" && _show moat run first second ;;
+esac
+run "$MOAT" run first second -- env
+expect_out "the command resolves to the first shell's wrapper" '^FROM=first$'
+run "$MOAT" run second first -- env
+expect_out "and the order decides" '^FROM=second$'
+
+# stdin passes through; descriptors beyond 2 do not.
+run_stdin() { printf 'line one\nline two\n' | "$MOAT" run -- "$@"; }
+[ "$(run_stdin cat)" = "line one
+line two" ] && ok "stdin passes through" || not_ok "stdin passes through"
+[ "$(sh -c 'cat <&7' 7<"$HOME/.ssh/id_rsa")" = DECOY-SSH-KEY ] && ok "control: fd 7 reads the key without moat" ||
+	not_ok "control: fd 7 reads the key without moat"
+run "$MOAT" run -- sh -c 'cat <&7' 7<"$HOME/.ssh/id_rsa"
+[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "an open fd 7 is not inherited" ||
+	{ not_ok "an open fd 7 is not inherited" && _show "moat run -- cat <&7"; }
+run "$MOAT" run -- ls /proc/self/fd 7<"$HOME/.ssh/id_rsa" 9>"$T/fd9"
+[ "$(echo $out)" = "0 1 2 3" ] && ok "only 0, 1 and 2 are open inside (3 is ls's own)" ||
+	{ not_ok "only 0, 1 and 2 are open inside (3 is ls's own)" && _show ls /proc/self/fd; }
+
+done_testing

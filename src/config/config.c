@@ -1,0 +1,405 @@
+/* The config.zon schema, checked strictly: a typo in a security file must be
+ * loud, so unknown keys, duplicate keys and wrong types are all errors that
+ * point at the offending token. */
+#include "config/config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/path.h"
+
+struct checker {
+	const char *file;
+	struct error *err;
+};
+
+__attribute__((format(printf, 4, 5))) static int bad(struct checker *c, int line, int col,
+						     const char *fmt, ...)
+{
+	char msg[sizeof(c->err->msg)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return error_set(c->err, "%s:%d:%d: %s", c->file, line, col, msg);
+}
+
+static bool is_list(const struct zon_node *n)
+{
+	return n->kind == ZON_TUPLE || (n->kind == ZON_STRUCT && n->nitems == 0);
+}
+
+/* Checks that every field of s is one of keys (NULL-terminated) and none is
+ * given twice; found[i] is the field for keys[i], or NULL. */
+static int check_fields(struct checker *c, const struct zon_node *s, const char *const *keys,
+			const struct zon_node **found, const char *where)
+{
+	size_t nkeys = 0;
+	while (keys[nkeys])
+		nkeys++;
+	memset(found, 0, nkeys * sizeof(*found));
+	for (size_t i = 0; i < s->nitems; i++) {
+		const struct zon_node *f = &s->items[i];
+		size_t k = 0;
+		while (k < nkeys && strcmp(keys[k], f->name) != 0)
+			k++;
+		struct strbuf name = STRBUF_INIT;
+		zon_field_display(&name, f->name);
+		int rc = 0;
+		if (k == nkeys) {
+			rc = bad(c, f->name_line, f->name_col, "unknown key '%s' in %s", name.buf, where);
+			struct strbuf known = STRBUF_INIT;
+			for (size_t j = 0; j < nkeys; j++)
+				sb_addf(&known, "%s.%s", j ? ", " : "", keys[j]);
+			error_hint(c->err, "the keys %s can have are %s", where, known.buf);
+			sb_release(&known);
+		} else if (found[k]) {
+			rc = bad(c, f->name_line, f->name_col, "duplicate key '%s' in %s (first at %d:%d)",
+				 name.buf, where, found[k]->name_line, found[k]->name_col);
+		}
+		sb_release(&name);
+		if (rc < 0)
+			return -1;
+		found[k] = f;
+	}
+	return 0;
+}
+
+static int read_string(struct checker *c, const struct zon_node *v, const char *key, char **out)
+{
+	if (v->kind != ZON_STRING)
+		return bad(c, v->line, v->col, "'.%s' must be a string, found %s", key, zon_describe(v));
+	if (v->len == 0)
+		return bad(c, v->line, v->col, "'.%s' is an empty string", key);
+	if (memchr(v->str, '\0', v->len))
+		return bad(c, v->line, v->col, "'.%s' contains a NUL byte", key);
+	*out = xstrdup(v->str);
+	return 0;
+}
+
+static int read_bool(struct checker *c, const struct zon_node *v, const char *key, bool *out)
+{
+	if (v->kind != ZON_BOOL)
+		return bad(c, v->line, v->col, "'.%s' must be true or false, found %s", key,
+			   zon_describe(v));
+	*out = v->bval;
+	return 0;
+}
+
+/* A list of non-empty strings; *out holds what was read even on failure. */
+static int read_strings(struct checker *c, const struct zon_node *v, const char *key, char ***out,
+			size_t *n)
+{
+	if (!is_list(v))
+		return bad(c, v->line, v->col, "'.%s' must be a list of strings like .{ \"a\", \"b\" }, found %s",
+			   key, zon_describe(v));
+	*out = xcalloc(v->nitems, sizeof(**out));
+	for (size_t i = 0; i < v->nitems; i++) {
+		const struct zon_node *s = &v->items[i];
+		if (s->kind != ZON_STRING)
+			return bad(c, s->line, s->col, "expected a string in '.%s', found %s", key,
+				   zon_describe(s));
+		if (s->len == 0)
+			return bad(c, s->line, s->col, "empty string in '.%s'", key);
+		if (memchr(s->str, '\0', s->len))
+			return bad(c, s->line, s->col, "string in '.%s' contains a NUL byte", key);
+		(*out)[(*n)++] = xstrdup(s->str);
+	}
+	return 0;
+}
+
+static void free_strings(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The items of a list of structs, each checked by one. */
+static int read_list(struct checker *c, const struct zon_node *v, const char *key,
+		     const char *example, void **out, size_t size, size_t *n,
+		     int (*one)(struct checker *, const struct zon_node *, void *))
+{
+	if (!is_list(v))
+		return bad(c, v->line, v->col, "'.%s' must be a list like .{ %s, ... }, found %s", key,
+			   example, zon_describe(v));
+	*out = xcalloc(v->nitems, size);
+	for (size_t i = 0; i < v->nitems; i++) {
+		const struct zon_node *e = &v->items[i];
+		if (e->kind != ZON_STRUCT || e->nitems == 0)
+			return bad(c, e->line, e->col, "expected %s in '.%s', found %s", example, key,
+				   zon_describe(e));
+		(*n)++;
+		if (one(c, e, (char *)*out + i * size) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_allow(struct checker *c, const struct zon_node *e, void *out)
+{
+	static const char *const keys[] = {"bin", "paths", "write", "exec", "dirs", NULL};
+	const struct zon_node *f[5];
+	struct config_allow *a = out;
+	a->line = e->line, a->col = e->col;
+	if (check_fields(c, e, keys, f, "an allow rule") < 0)
+		return -1;
+	if (!f[0])
+		return bad(c, e->line, e->col, "allow rule without '.bin'");
+	if (!f[1])
+		return bad(c, e->line, e->col, "allow rule without '.paths'");
+	if (read_string(c, f[0], "bin", &a->bin) < 0 ||
+	    read_strings(c, f[1], "paths", &a->paths, &a->npaths) < 0 ||
+	    (f[2] && read_bool(c, f[2], "write", &a->write) < 0) ||
+	    (f[3] && read_bool(c, f[3], "exec", &a->exec) < 0) ||
+	    (f[4] && read_strings(c, f[4], "dirs", &a->dirs, &a->ndirs) < 0))
+		return -1;
+	return 0;
+}
+
+static int read_link(struct checker *c, const struct zon_node *e, void *out)
+{
+	static const char *const keys[] = {"dir", "shells", NULL};
+	const struct zon_node *f[2];
+	struct config_link *l = out;
+	l->line = e->line, l->col = e->col;
+	if (check_fields(c, e, keys, f, "a link") < 0)
+		return -1;
+	if (!f[0])
+		return bad(c, e->line, e->col, "link without '.dir'");
+	if (!f[1])
+		return bad(c, e->line, e->col, "link without '.shells'");
+	if (read_string(c, f[0], "dir", &l->dir) < 0 ||
+	    read_strings(c, f[1], "shells", &l->shells, &l->nshells) < 0)
+		return -1;
+	return 0;
+}
+
+static int read_detect(struct checker *c, const struct zon_node *e, void *out)
+{
+	static const char *const keys[] = {"markers", "shells", NULL};
+	const struct zon_node *f[2];
+	struct config_detect *d = out;
+	d->line = e->line, d->col = e->col;
+	if (check_fields(c, e, keys, f, "a detect rule") < 0)
+		return -1;
+	if (!f[0])
+		return bad(c, e->line, e->col, "detect rule without '.markers'");
+	if (!f[1])
+		return bad(c, e->line, e->col, "detect rule without '.shells'");
+	if (read_strings(c, f[0], "markers", &d->markers, &d->nmarkers) < 0 ||
+	    read_strings(c, f[1], "shells", &d->shells, &d->nshells) < 0)
+		return -1;
+	if (d->nmarkers == 0)
+		return bad(c, f[0]->line, f[0]->col,
+			   "'.markers' is empty; a detect rule needs at least one marker");
+	return 0;
+}
+
+int config_from_tree(const struct zon_node *root, const char *filename, struct config *out,
+		     struct error *err)
+{
+	static const char *const keys[] = {"jailbreak", "default", "confirm", "links",
+					   "detect",    "allow",   "sockets", NULL};
+	struct checker c = {.file = filename, .err = err};
+	const struct zon_node *f[7];
+	memset(out, 0, sizeof(*out));
+	if (!root)
+		return 0;
+	int rc = -1;
+	if (root->kind != ZON_STRUCT) {
+		bad(&c, root->line, root->col, "the file must hold one struct '.{ ... }', found %s",
+		    zon_describe(root));
+		goto out;
+	}
+	if (check_fields(&c, root, keys, f, "the top-level struct") < 0)
+		goto out;
+	if ((f[0] && read_strings(&c, f[0], "jailbreak", &out->jailbreak, &out->njailbreak) < 0) ||
+	    (f[1] && read_strings(&c, f[1], "default", &out->default_shells, &out->ndefault) < 0) ||
+	    (f[2] && read_strings(&c, f[2], "confirm", &out->confirm, &out->nconfirm) < 0) ||
+	    (f[3] && read_list(&c, f[3], "links", ".{ .dir = \"...\", .shells = .{ ... } }",
+			       (void **)&out->links, sizeof(*out->links), &out->nlinks,
+			       read_link) < 0) ||
+	    (f[4] && read_list(&c, f[4], "detect", ".{ .markers = .{ ... }, .shells = .{ ... } }",
+			       (void **)&out->detect, sizeof(*out->detect), &out->ndetect,
+			       read_detect) < 0) ||
+	    (f[5] && read_list(&c, f[5], "allow", ".{ .bin = \"...\", .paths = .{ ... } }",
+			       (void **)&out->allow, sizeof(*out->allow), &out->nallow,
+			       read_allow) < 0) ||
+	    (f[6] && read_strings(&c, f[6], "sockets", &out->sockets, &out->nsockets) < 0))
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0)
+		config_free(out);
+	return rc;
+}
+
+int config_parse(const char *buf, size_t len, const char *filename, struct config *out,
+		 struct error *err)
+{
+	struct zon_node *root;
+	struct zon_diag diag;
+	memset(out, 0, sizeof(*out));
+	if (zon_parse(buf, len, &root, &diag) < 0)
+		return error_set(err, "%s:%d:%d: %s", filename, diag.line, diag.col, diag.msg);
+	int rc = config_from_tree(root, filename, out, err);
+	zon_free(root);
+	return rc;
+}
+
+void config_free(struct config *cfg)
+{
+	free_strings(cfg->jailbreak, cfg->njailbreak);
+	free_strings(cfg->default_shells, cfg->ndefault);
+	free_strings(cfg->confirm, cfg->nconfirm);
+	free_strings(cfg->sockets, cfg->nsockets);
+	for (size_t i = 0; i < cfg->nlinks; i++) {
+		free(cfg->links[i].dir);
+		free_strings(cfg->links[i].shells, cfg->links[i].nshells);
+	}
+	free(cfg->links);
+	for (size_t i = 0; i < cfg->ndetect; i++) {
+		free_strings(cfg->detect[i].markers, cfg->detect[i].nmarkers);
+		free_strings(cfg->detect[i].shells, cfg->detect[i].nshells);
+	}
+	free(cfg->detect);
+	for (size_t i = 0; i < cfg->nallow; i++) {
+		free(cfg->allow[i].bin);
+		free_strings(cfg->allow[i].paths, cfg->allow[i].npaths);
+		free_strings(cfg->allow[i].dirs, cfg->allow[i].ndirs);
+	}
+	free(cfg->allow);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* "~" expanded, and normalized when absolute, for comparisons. */
+static char *comparable(const char *path, const char *home)
+{
+	char *p = home ? path_expand_tilde(path, home) : xstrdup(path);
+	if (p[0] != '/')
+		return p;
+	char *n = path_normalize(p);
+	free(p);
+	return n;
+}
+
+bool config_same_path(const char *a, const char *b, const char *home)
+{
+	char *x = comparable(a, home), *y = comparable(b, home);
+	bool same = strcmp(x, y) == 0;
+	free(x);
+	free(y);
+	return same;
+}
+
+bool config_allow_applies(const struct config_allow *rule, const char *bin, const char *root,
+			  const char *home)
+{
+	if (bin && strcmp(rule->bin, "*") != 0 && strcmp(rule->bin, bin) != 0)
+		return false;
+	if (rule->ndirs == 0)
+		return true;
+	if (!root)
+		return false;
+	char *r = comparable(root, home);
+	bool under = false;
+	for (size_t i = 0; i < rule->ndirs && !under; i++) {
+		char *d = comparable(rule->dirs[i], home);
+		under = d[0] == '/' && path_is_under(r, d);
+		free(d);
+	}
+	free(r);
+	return under;
+}
+
+size_t config_grants(const struct config *cfg, const char *bin, const char *root, const char *home,
+		     struct config_grant **out)
+{
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	for (size_t i = 0; i < cfg->nallow; i++) {
+		const struct config_allow *a = &cfg->allow[i];
+		if (!config_allow_applies(a, bin, root, home))
+			continue;
+		for (size_t j = 0; j < a->npaths; j++) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 8;
+				*out = xrealloc_array(*out, cap, sizeof(**out));
+			}
+			(*out)[n++] = (struct config_grant){
+				.bin = a->bin,
+				.path = home ? path_expand_tilde(a->paths[j], home) : xstrdup(a->paths[j]),
+				.write = a->write,
+				.exec = a->exec,
+				.rule = a,
+			};
+		}
+	}
+	return n;
+}
+
+void config_grants_free(struct config_grant *grants, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(grants[i].path);
+	free(grants);
+}
+
+static void add_shells(const char ***v, size_t *n, char *const *shells, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < *n && !seen; j++)
+			seen = strcmp((*v)[j], shells[i]) == 0;
+		if (seen)
+			continue;
+		*v = xrealloc_array(*v, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = shells[i];
+	}
+}
+
+enum config_shells_from config_detect_shells(const struct config *cfg, const char *dir,
+					     const char *home, config_marker_fn *exists, void *ctx,
+					     const char ***shells, size_t *n)
+{
+	*shells = NULL;
+	*n = 0;
+	for (size_t i = 0; i < cfg->nlinks; i++) {
+		if (config_same_path(cfg->links[i].dir, dir, home)) {
+			add_shells(shells, n, cfg->links[i].shells, cfg->links[i].nshells);
+			return CONFIG_SHELLS_LINK;
+		}
+	}
+	bool matched = false;
+	for (size_t i = 0; i < cfg->ndetect; i++) {
+		const struct config_detect *d = &cfg->detect[i];
+		bool all = d->nmarkers > 0;
+		for (size_t j = 0; j < d->nmarkers && all; j++)
+			all = exists(dir, d->markers[j], ctx);
+		if (all) {
+			matched = true;
+			add_shells(shells, n, d->shells, d->nshells);
+		}
+	}
+	return matched ? CONFIG_SHELLS_DETECT : CONFIG_SHELLS_NONE;
+}
+
+static bool listed(char *const *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], name) == 0)
+			return true;
+	return false;
+}
+
+bool config_confirms(const struct config *cfg, const char *bin)
+{
+	return listed(cfg->confirm, cfg->nconfirm, bin) || listed(cfg->confirm, cfg->nconfirm, "*");
+}
+
+bool config_jailbreaks(const struct config *cfg, const char *name)
+{
+	return listed(cfg->jailbreak, cfg->njailbreak, name);
+}

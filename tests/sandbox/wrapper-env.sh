@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# moat-wrapper's environment: share/moat/env with $MOAT_ROOT expanded,
+# MOAT_ENV_<NAME>, MOAT_ENV_HOME (checked, created) and MOAT_JAILBREAK.
+. "$(dirname "$0")/../lib.sh"
+
+expect_ok "moat wrap a shell with an env file" "$MOAT" wrap tools --env GREETING=hello \
+	--env 'PLAIN=$MOAT_ROOT/sub' --env 'BRACED=${MOAT_ROOT}x' --env 'LONGER=$MOAT_ROOTS' \
+	/usr/bin/env /usr/bin/cat /bin/sh
+SH=$(cd "$XDG_DATA_HOME/moat/shells/tools" && pwd -P)
+export MOAT_ROOT=$PROJ
+
+run "$SH/bin/env"
+expect_out "share/moat/env is applied" '^GREETING=hello$'
+expect_out '$MOAT_ROOT is expanded' "^PLAIN=$PROJ/sub\$"
+expect_out '${MOAT_ROOT} is expanded' "^BRACED=${PROJ}x\$"
+expect_out '$MOAT_ROOTS is another variable, left alone' '^LONGER=\$MOAT_ROOTS$'
+expect_out "MOAT_ROOT is the canonical root" "^MOAT_ROOT=$PROJ\$"
+expect_out "TMPDIR is \$MOAT_ROOT/.moat/tmp" "^TMPDIR=$PROJ/.moat/tmp\$"
+[ -d "$PROJ/.moat/tmp" ] && [ "$(cat "$PROJ/.moat/.gitignore")" = "*" ] &&
+	ok "the wrapper made .moat/tmp and .moat/.gitignore" || not_ok "the wrapper made .moat/tmp and .moat/.gitignore"
+run env MOAT_ROOT="$HOME/proj/./" "$SH/bin/env"
+expect_out "a non-canonical MOAT_ROOT is canonicalized" "^MOAT_ROOT=$PROJ\$"
+
+run env MOAT_ENV_FOO=bar "$SH/bin/env"
+expect_out "MOAT_ENV_FOO=bar sets FOO" '^FOO=bar$'
+expect_no_out "and removes MOAT_ENV_FOO" '^MOAT_ENV_FOO='
+run env MOAT_ENV_GREETING=override "$SH/bin/env"
+expect_out "MOAT_ENV_ wins over the env file" '^GREETING=override$'
+run env MOAT_ENV_EMPTY= "$SH/bin/env"
+expect_out "an empty value is set" '^EMPTY=$'
+expect_status "MOAT_ENV_MOAT_ROOT is refused" 125 env MOAT_ENV_MOAT_ROOT=/ "$SH/bin/env"
+expect_out "it says why" "MOAT_ENV_MOAT_ROOT"
+
+# An env file that would steer moat or the loader is refused.
+mkdir -p "$T/evil/bin" "$T/evil/share/moat"
+ln -s "$WRAPPER" "$T/evil/bin/env"
+printf 'env\t/usr/bin/env\n' >"$T/evil/share/moat/manifest"
+for line in LD_PRELOAD=/x.so MOAT_ROOT=/ HOME=/ 'no equals sign'; do
+	echo "$line" >"$T/evil/share/moat/env"
+	expect_status "an env file with '$line' is refused" 125 "$T/evil/bin/env"
+	expect_out "naming the file and line" "share/moat/env:1"
+done
+
+# MOAT_ENV_HOME: writable in the sandbox or refused, and created if missing.
+run env MOAT_ENV_HOME="$PROJ/.moat/home" "$SH/bin/sh" -c 'echo "home=$HOME"; echo x >"$HOME/.toolrc" && echo WROTE'
+expect_out "MOAT_ENV_HOME under the root becomes HOME" "^home=$PROJ/.moat/home\$"
+expect_out "and the tool can write there" '^WROTE$'
+[ -d "$PROJ/.moat/home" ] && ok "it was created" || not_ok "it was created"
+expect_ok "a deeper MOAT_ENV_HOME is created too" env MOAT_ENV_HOME="$PROJ/a/b/home" "$SH/bin/env"
+[ -d "$PROJ/a/b/home" ] && ok "with its parents" || not_ok "with its parents"
+run env MOAT_ENV_HOME="$T/elsewhere" "$SH/bin/cat" "$PROJ/.moat/.gitignore"
+[ "$rc" -eq 125 ] && ok "MOAT_ENV_HOME outside the root is refused with 125" || { not_ok "MOAT_ENV_HOME outside is refused" && _show cat; }
+expect_out "it says it is not writable" "MOAT_ENV_HOME=$T/elsewhere is not writable in the sandbox"
+expect_out "way out 1: put it under \$MOAT_ROOT" "\\\$MOAT_ROOT \\($PROJ\\).*\\.moat/home"
+expect_out "way out 2: moat allow ... --write" "moat allow cat $T/elsewhere --write"
+expect_no_out "the tool did not run" '^\*$'
+[ ! -e "$T/elsewhere" ] && ok "and it was not created" || not_ok "and it was not created"
+ln -s "$T" "$PROJ/out"
+expect_status "MOAT_ENV_HOME through a symlink out of the root is refused" 125 \
+	env MOAT_ENV_HOME="$PROJ/out/home2" "$SH/bin/env"
+[ ! -e "$T/home2" ] && ok "and nothing was created outside" || not_ok "and nothing was created outside"
+expect_status "MOAT_ENV_HOME with .. out of the root is refused" 125 env MOAT_ENV_HOME="$PROJ/../home3" "$SH/bin/env"
+expect_status "MOAT_ENV_HOME=\$HOME is refused" 125 env MOAT_ENV_HOME="$HOME" "$SH/bin/env"
+expect_status "a relative MOAT_ENV_HOME is refused" 125 env MOAT_ENV_HOME=rel/home "$SH/bin/env"
+run "$MOAT" run tools -- sh -c 'MOAT_ENV_HOME="$MOAT_ROOT/.moat/home-s" env'
+expect_out "inside moat run, MOAT_ENV_HOME still applies to a wrapped tool" "^HOME=$PROJ/.moat/home-s\$"
+[ -d "$PROJ/.moat/home-s" ] && ok "and is created there" || not_ok "and is created there"
+
+# MOAT_JAILBREAK: named tools run unsandboxed, others stay confined.
+run "$SH/bin/cat" "$HOME/.ssh/id_rsa"
+[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "not jailbroken: ~/.ssh is denied" || not_ok "not jailbroken: ~/.ssh is denied"
+run env MOAT_JAILBREAK=cat "$SH/bin/cat" "$HOME/.ssh/id_rsa"
+expect_out "MOAT_JAILBREAK=cat: cat reads ~/.ssh" '^DECOY-SSH-KEY$'
+run env MOAT_JAILBREAK=/usr/bin/env:/usr/bin/cat "$SH/bin/cat" "$HOME/.ssh/id_rsa"
+expect_out "an absolute path in a colon list jailbreaks too" '^DECOY-SSH-KEY$'
+run env MOAT_JAILBREAK=env:sh "$SH/bin/cat" "$HOME/.ssh/id_rsa"
+[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "jailbreaking other tools leaves cat confined" ||
+	{ not_ok "jailbreaking other tools leaves cat confined" && _show cat; }
+run env MOAT_JAILBREAK=env "$SH/bin/env"
+expect_no_out "a jailbroken tool is not told it is sandboxed" '^MOAT_SANDBOX='
+printf '#!/bin/sh\ncat "$@"\n' >"$PROJ/peek"
+chmod +x "$PROJ/peek"
+expect_ok "wrap a tool that lives in the root" "$MOAT" wrap tools "$PROJ/peek"
+run env MOAT_JAILBREAK=peek "$SH/bin/peek" "$HOME/.ssh/id_rsa"
+[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "a bare-name jailbreak never frees a binary under the root" ||
+	{ not_ok "a bare-name jailbreak never frees a binary under the root" && _show peek; }
+
+done_testing

@@ -53,5 +53,7 @@ int cmd_link(int argc, char **argv, const struct global_opts *g);
 int cmd_unlink(int argc, char **argv, const struct global_opts *g);
 int cmd_detect(int argc, char **argv, const struct global_opts *g);
 int cmd_check(int argc, char **argv, const struct global_opts *g);
+int cmd_approvals(int argc, char **argv, const struct global_opts *g);
+int cmd_unapprove(int argc, char **argv, const struct global_opts *g);
 
 #endif

@@ -22,6 +22,9 @@ const struct command commands[] = {
 	{"unlink", cmd_unlink, "moat unlink DIR", "forget DIR's link"},
 	{"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR"},
 	{"check", cmd_check, "moat check", "validate config.zon, its paths and its shells"},
+	{"approvals", cmd_approvals, "moat approvals", "list remembered confirm answers"},
+	{"unapprove", cmd_unapprove, "moat unapprove [DIR | --all]",
+	 "forget confirm answers for DIR (default: here) or every project"},
 	{NULL, NULL, NULL, NULL},
 };
 

@@ -3,10 +3,11 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
+#include "approvals/approvals.h"
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "base/strbuf.h"
 #include "context/env.h"
 #include "context/settings.h"
@@ -16,7 +17,7 @@
  * session must be able to run. */
 static char *find_wrapper(void)
 {
-	cleanup_free char *self = realpath("/proc/self/exe", NULL);
+	cleanup_free char *self = platform_self_exe();
 	if (!self)
 		return NULL;
 	cleanup_free char *dir = path_dirname(self);
@@ -93,6 +94,28 @@ static int choose_shells(struct session *s, char **named, int nnamed, const stru
 	return rc;
 }
 
+/* A name found in a shell's bin/ is a symlink to moat-wrapper: the jailbreak
+ * is for the real binary its manifest names, never for the wrapper (which
+ * would exempt every wrapped tool). Takes exe; returns the real binary or NULL. */
+static char *unwrap_tool(const struct session *s, char *exe)
+{
+	cleanup_free char *canon = realpath(exe, NULL);
+	if (!canon || !s->ctx.wrapper || strcmp(canon, s->ctx.wrapper) != 0)
+		return exe;
+	cleanup_free char *bin_dir = path_dirname(exe);
+	cleanup_free char *shell = path_dirname(bin_dir);
+	struct manifest m;
+	struct error ignored;
+	char *real = NULL;
+	if (manifest_load(shell, &m, &ignored) == 0) {
+		const char *found = manifest_lookup(&m, path_basename(exe));
+		real = found ? xstrdup(found) : NULL;
+		manifest_free(&m);
+	}
+	free(exe);
+	return real;
+}
+
 /* Resolve .jailbreak names on the session PATH; wrappers learn them through
  * MOAT_JAILBREAK. A name that does not resolve is reported and skipped. */
 static void resolve_jailbreaks(struct session *s, const struct global_opts *g)
@@ -105,6 +128,12 @@ static void resolve_jailbreaks(struct session *s, const struct global_opts *g)
 			fprintf(stderr, "moat: jailbreak '%s' not found on PATH, skipped\n",
 				s->cfg.jailbreak[i]);
 			free(exe);
+			continue;
+		}
+		exe = unwrap_tool(s, exe);
+		if (!exe) {
+			fprintf(stderr, "moat: jailbreak '%s' resolves to a wrapped tool whose real binary "
+					"cannot be found, skipped\n", s->cfg.jailbreak[i]);
 			continue;
 		}
 		cli_verbose(g, "jailbreak %s: %s", s->cfg.jailbreak[i], exe);
@@ -185,6 +214,41 @@ char *session_resolve_command(const char *cmd, const char *path, struct error *e
 	return NULL;
 }
 
+/* Does this session need a confirm? When its command is listed in .confirm
+ * (or "*" is), or any tool its shells provide is: wrappers inside a session
+ * cannot ask (the store is out of reach), so the session asks for them. */
+static bool session_confirms(const struct session *s, const char *name)
+{
+	if (config_confirms(&s->cfg, name))
+		return true;
+	for (size_t i = 0; i < s->ctx.nshell_dirs; i++) {
+		struct manifest m;
+		struct error ignored;
+		if (manifest_load(s->ctx.shell_dirs[i], &m, &ignored) < 0)
+			continue;
+		bool listed = false;
+		for (size_t j = 0; j < m.n && !listed; j++)
+			listed = config_confirms(&s->cfg, m.entries[j].name);
+		manifest_free(&m);
+		if (listed)
+			return true;
+	}
+	return false;
+}
+
+static int session_confirm(const struct session *s, const char *name, struct error *err)
+{
+	if (!session_confirms(s, name))
+		return 0;
+	struct strbuf warn = STRBUF_INIT;
+	int rc = confirm_start(s->ctx.home, name, &s->profile,
+			       s->home_override ? s->home_override : s->ctx.home, &warn, err);
+	if (warn.len)
+		fprintf(stderr, "moat: warning: %s", warn.buf);
+	sb_release(&warn);
+	return rc;
+}
+
 int session_exec(struct session *s, char **cmd, struct error *err)
 {
 	context_apply_env(&s->profile);
@@ -192,8 +256,10 @@ int session_exec(struct session *s, char **cmd, struct error *err)
 	cleanup_free char *exe = session_resolve_command(cmd[0], s->path, err);
 	if (!exe)
 		return err->status;
+	if (session_confirm(s, path_basename(exe), err) < 0)
+		return EXIT_MOAT_FAILED;
 	/* A descriptor to a file outside would be a hole Landlock cannot close. */
-	syscall(SYS_close_range, 3, ~0u, 0);
+	platform_close_from(3);
 	if (sandbox_apply(&s->profile, &s->support, err) < 0 ||
 	    context_make_tmpdir(s->profile.root, err) < 0 || env_make_home(s->home_override, err) < 0)
 		return EXIT_MOAT_FAILED;

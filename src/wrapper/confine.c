@@ -1,8 +1,11 @@
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "approvals/approvals.h"
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "context/context.h"
 #include "context/env.h"
 #include "context/settings.h"
@@ -89,30 +92,37 @@ static int build_wrapper_profile(const struct tool *t, const struct invocation *
 	if (context_init(&ctx, inv->root, inv->home, err) < 0)
 		return -1;
 	context_add_shell(&ctx, t->shell_dir);
-	ctx.wrapper = realpath("/proc/self/exe", NULL);
+	ctx.wrapper = platform_self_exe();
 	context_add_config_grants(&ctx, cfg, t->name);
 	int rc = context_build_profile(&ctx, PLATFORM_LINUX, p, err);
 	context_free(&ctx);
 	return rc;
 }
 
-static int confine(const struct tool *t, const struct invocation *inv, const struct config *cfg,
+static int confine(const struct profile *p, const struct invocation *inv, const char *bin,
 		   struct error *err)
 {
 	struct sandbox_support support;
-	if (sandbox_probe(&support, err) < 0)
+	if (sandbox_probe(&support, err) < 0 || env_check_home(p, inv->home_override, bin, err) < 0)
 		return -1;
-	struct profile p;
-	if (build_wrapper_profile(t, inv, cfg, &p, err) < 0)
+	context_apply_env(p);
+	if (sandbox_apply(p, &support, err) < 0)
 		return -1;
-	int rc = env_check_home(&p, inv->home_override, t->name, err);
-	if (rc == 0) {
-		context_apply_env(&p);
-		rc = sandbox_apply(&p, &support, err);
-	}
-	if (rc == 0)
-		rc = context_make_tmpdir(p.root, err);
-	profile_free(&p);
+	return context_make_tmpdir(p->root, err);
+}
+
+/* Ask before a binary listed in .confirm starts, unless approved already. */
+static int confirm(const struct tool *t, const struct invocation *inv, const struct config *cfg,
+		   const struct profile *p, struct error *err)
+{
+	if (!config_confirms(cfg, t->name))
+		return 0;
+	struct strbuf warn = STRBUF_INIT;
+	int rc = confirm_start(inv->home, t->name, p,
+			       inv->home_override ? inv->home_override : inv->home, &warn, err);
+	if (warn.len)
+		fprintf(stderr, "moat-wrapper: warning: %s", warn.buf);
+	sb_release(&warn);
 	return rc;
 }
 
@@ -120,14 +130,24 @@ int run_sandboxed(const struct tool *t, const struct invocation *inv, struct err
 {
 	/* Inside a session its profile is in force: no second layer (Landlock
 	 * allows 16), and config.zon is out of reach anyway. */
-	if (!sandbox_already_confined(inv->root, inv->home)) {
-		struct config cfg;
-		if (settings_load(inv->home, inv->root, &cfg, err) < 0)
-			return -1;
-		int rc = is_jailbroken(t, inv, &cfg) ? 0 : confine(t, inv, &cfg, err);
-		config_free(&cfg);
-		if (rc < 0)
-			return -1;
+	if (sandbox_already_confined(inv->root, inv->home))
+		return env_make_home(inv->home_override, err);
+	struct config cfg;
+	if (settings_load(inv->home, inv->root, &cfg, err) < 0)
+		return -1;
+	struct profile p;
+	int rc = build_wrapper_profile(t, inv, &cfg, &p, err);
+	if (rc == 0) {
+		bool jailbroken = is_jailbroken(t, inv, &cfg);
+		if (jailbroken) {
+			p.jailbreaks = xrealloc_array(p.jailbreaks, p.njailbreaks + 1, sizeof(char *));
+			p.jailbreaks[p.njailbreaks++] = xstrdup(t->real);
+		}
+		rc = confirm(t, inv, &cfg, &p, err);
+		if (rc == 0 && !jailbroken)
+			rc = confine(&p, inv, t->name, err);
+		profile_free(&p);
 	}
-	return env_make_home(inv->home_override, err);
+	config_free(&cfg);
+	return rc < 0 ? -1 : env_make_home(inv->home_override, err);
 }

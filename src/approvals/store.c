@@ -1,0 +1,269 @@
+/* The approvals store: one approval per line, readable, e.g.
+ *
+ *   approval  1764489600  /home/you/proj  npm  home=/home/you/proj/.moat/home  grant:rw=/home/you/.npm
+ *
+ * (fields separated by tabs; paths cannot hold tabs, moat refuses control
+ * characters in them). Lines it does not understand are kept verbatim. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include "approvals/approvals.h"
+#include "base/fs.h"
+#include "base/path.h"
+
+#define STORE_MAX (4u << 20)
+
+static const struct {
+	const char *code;
+	unsigned access;
+} levels[] = {
+	{"r", ACCESS_READ},
+	{"rw", ACCESS_RW},
+	{"rx", ACCESS_RX},
+	{"rwx", ACCESS_ALL},
+};
+
+static const char *level_code(unsigned access)
+{
+	for (size_t i = 0; i < ARRAY_LEN(levels); i++)
+		if (levels[i].access == (access & ACCESS_ALL))
+			return levels[i].code;
+	return "r";
+}
+
+static int parse_item(const char *field, struct access_item *it)
+{
+	const char *eq = strchr(field, '=');
+	if (!eq || eq[1] != '/' || path_refusal(eq + 1))
+		return -1;
+	size_t klen = (size_t)(eq - field);
+	*it = (struct access_item){.path = NULL};
+	if (klen == 4 && memcmp(field, "home", 4) == 0) {
+		it->kind = ITEM_HOME;
+	} else if (klen == 9 && memcmp(field, "jailbreak", 9) == 0) {
+		it->kind = ITEM_JAILBREAK;
+	} else if (klen > 6 && memcmp(field, "grant:", 6) == 0) {
+		it->kind = ITEM_GRANT;
+		it->access = 0;
+		for (size_t i = 0; i < ARRAY_LEN(levels); i++)
+			if (strlen(levels[i].code) == klen - 6 && memcmp(field + 6, levels[i].code, klen - 6) == 0)
+				it->access = levels[i].access;
+		if (!it->access)
+			return -1;
+	} else {
+		return -1;
+	}
+	it->path = xstrdup(eq + 1);
+	return 0;
+}
+
+static int parse_line(char *line, struct approval *a)
+{
+	*a = (struct approval){0};
+	char *fields[4];
+	char *save = NULL, *tok = strtok_r(line, "\t", &save);
+	for (int i = 0; i < 4; i++, tok = strtok_r(NULL, "\t", &save)) {
+		if (!tok)
+			return -1;
+		fields[i] = tok;
+	}
+	char *end;
+	long long when = strtoll(fields[1], &end, 10);
+	if (strcmp(fields[0], "approval") != 0 || *end || when < 0 || path_refusal(fields[2]) ||
+	    !*fields[3] || strchr(fields[3], '/'))
+		return -1;
+	a->when = (time_t)when;
+	a->root = xstrdup(fields[2]);
+	a->bin = xstrdup(fields[3]);
+	for (; tok; tok = strtok_r(NULL, "\t", &save)) {
+		struct access_item it;
+		if (parse_item(tok, &it) < 0)
+			goto bad;
+		a->set.items = xrealloc_array(a->set.items, a->set.n + 1, sizeof(it));
+		a->set.items[a->set.n++] = it;
+	}
+	return 0;
+bad:
+	free(a->root);
+	free(a->bin);
+	access_set_free(&a->set);
+	return -1;
+}
+
+void approvals_parse(const char *buf, size_t len, struct approval_store *st, size_t *damaged)
+{
+	*st = (struct approval_store){0};
+	*damaged = 0;
+	for (const char *p = buf, *end = buf + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		cleanup_free char *line = xstrndup(p, n);
+		p += n + (nl != NULL);
+		if (!n)
+			continue;
+		cleanup_free char *copy = xstrdup(line);
+		struct approval a;
+		if (strlen(line) == n && parse_line(copy, &a) == 0) {
+			st->approvals = xrealloc_array(st->approvals, st->n + 1, sizeof(a));
+			st->approvals[st->n++] = a;
+			continue;
+		}
+		if (line[0] != '#')
+			(*damaged)++;
+		st->foreign = xrealloc_array(st->foreign, st->nforeign + 1, sizeof(char *));
+		st->foreign[st->nforeign++] = steal_ptr(&line);
+	}
+}
+
+char *approvals_format(const struct approval_store *st)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < st->nforeign; i++)
+		sb_addf(&sb, "%s\n", st->foreign[i]);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct approval *a = &st->approvals[i];
+		sb_addf(&sb, "approval\t%lld\t%s\t%s", (long long)a->when, a->root, a->bin);
+		for (size_t j = 0; j < a->set.n; j++) {
+			const struct access_item *it = &a->set.items[j];
+			if (it->kind == ITEM_HOME)
+				sb_addf(&sb, "\thome=%s", it->path);
+			else if (it->kind == ITEM_GRANT)
+				sb_addf(&sb, "\tgrant:%s=%s", level_code(it->access), it->path);
+			else
+				sb_addf(&sb, "\tjailbreak=%s", it->path);
+		}
+		sb_addc(&sb, '\n');
+	}
+	return sb_detach(&sb);
+}
+
+static void approval_free(struct approval *a)
+{
+	free(a->root);
+	free(a->bin);
+	access_set_free(&a->set);
+}
+
+void approvals_free(struct approval_store *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		approval_free(&st->approvals[i]);
+	for (size_t i = 0; i < st->nforeign; i++)
+		free(st->foreign[i]);
+	free(st->approvals);
+	free(st->foreign);
+	*st = (struct approval_store){0};
+}
+
+bool approvals_covers(const struct approval_store *st, const char *root, const char *bin,
+		      const struct access_set *set)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		const struct approval *a = &st->approvals[i];
+		if (strcmp(a->root, root) == 0 && strcmp(a->bin, bin) == 0 && access_set_covers(&a->set, set))
+			return true;
+	}
+	return false;
+}
+
+void approvals_add(struct approval_store *st, const char *root, const char *bin, time_t when,
+		   const struct access_set *set)
+{
+	size_t i = 0;
+	while (i < st->n && !(strcmp(st->approvals[i].root, root) == 0 &&
+			      strcmp(st->approvals[i].bin, bin) == 0))
+		i++;
+	if (i == st->n)
+		st->approvals = xrealloc_array(st->approvals, ++st->n, sizeof(*st->approvals));
+	else
+		approval_free(&st->approvals[i]);
+	struct approval *a = &st->approvals[i];
+	*a = (struct approval){.root = xstrdup(root), .bin = xstrdup(bin), .when = when};
+	for (size_t j = 0; j < set->n; j++) {
+		a->set.items = xrealloc_array(a->set.items, a->set.n + 1, sizeof(struct access_item));
+		a->set.items[a->set.n++] = (struct access_item){set->items[j].kind, set->items[j].access,
+								xstrdup(set->items[j].path)};
+	}
+}
+
+size_t approvals_forget(struct approval_store *st, const char *root)
+{
+	size_t kept = 0, dropped = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		if (!root || strcmp(st->approvals[i].root, root) == 0) {
+			approval_free(&st->approvals[i]);
+			dropped++;
+		} else {
+			st->approvals[kept++] = st->approvals[i];
+		}
+	}
+	st->n = kept;
+	return dropped;
+}
+
+char *approvals_path(const char *home)
+{
+	const char *xdg = getenv("XDG_STATE_HOME");
+	if (xdg && xdg[0] == '/')
+		return path_join(xdg, "moat/approvals");
+	return path_join(home, ".local/state/moat/approvals");
+}
+
+static int load_path(const char *path, struct approval_store *st, struct strbuf *warn,
+		     struct error *err)
+{
+	cleanup_free char *buf = NULL;
+	size_t len = 0;
+	if (fs_read_file(path, STORE_MAX, &buf, &len, err) < 0) {
+		*st = (struct approval_store){0};
+		if (errno != ENOENT)
+			return -1;
+		error_clear(err);
+		return 0;
+	}
+	size_t damaged;
+	approvals_parse(buf, len, st, &damaged);
+	if (damaged && warn)
+		sb_addf(warn, "%s: %zu damaged line(s) skipped (kept in the file)\n", path, damaged);
+	return 0;
+}
+
+int approvals_load(const char *home, struct approval_store *st, struct strbuf *warn,
+		   struct error *err)
+{
+	cleanup_free char *path = approvals_path(home);
+	return load_path(path, st, warn, err);
+}
+
+int approvals_update(const char *home, approvals_update_fn *fn, void *arg, struct error *err)
+{
+	cleanup_free char *path = approvals_path(home);
+	cleanup_free char *dir = path_dirname(path);
+	if (fs_mkdir_p(dir, 0700, err) < 0)
+		return -1;
+	cleanup_free char *lock_path = xasprintf("%s.lock", path);
+	cleanup_close int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lock < 0)
+		return error_set(err, "cannot open '%s': %s", lock_path, strerror(errno));
+	while (flock(lock, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return error_set(err, "cannot lock '%s': %s", lock_path, strerror(errno));
+	struct approval_store st;
+	if (load_path(path, &st, NULL, err) < 0)
+		return -1;
+	int rc = fn(&st, arg);
+	if (rc == 1) {
+		cleanup_free char *text = approvals_format(&st);
+		/* Private whatever the old file's mode was: it lists what each
+		 * project may reach. */
+		if (fs_write_atomic(path, text, strlen(text), 0600, err) < 0 || chmod(path, 0600) < 0)
+			rc = -1;
+	}
+	approvals_free(&st);
+	return rc;
+}

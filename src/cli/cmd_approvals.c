@@ -1,0 +1,99 @@
+/* moat approvals and moat unapprove [DIR | --all]: what confirm answers are
+ * remembered, and forgetting them. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "approvals/approvals.h"
+#include "base/fs.h"
+#include "cli/cli.h"
+#include "cli/settings_edit.h"
+
+static void print_approval(const struct approval *a)
+{
+	char date[32];
+	struct tm tm;
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M", localtime_r(&a->when, &tm));
+	printf("%s  %s  %s\n", a->root, a->bin, date);
+	for (size_t i = 0; i < a->set.n; i++) {
+		const struct access_item *it = &a->set.items[i];
+		const char *what = it->kind == ITEM_HOME	? "HOME"
+				   : it->kind == ITEM_GRANT ? access_name(it->access)
+							    : "jailbreak";
+		printf("  %-16s %s%s\n", what, it->path, it->kind == ITEM_JAILBREAK ? "  UNSANDBOXED" : "");
+	}
+}
+
+int cmd_approvals(int argc, char **argv, const struct global_opts *g)
+{
+	(void)g;
+	if (argc > 1)
+		return cli_usage_error(cli_command("approvals"), "unexpected argument '%s'", argv[1]);
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	struct approval_store st;
+	struct strbuf warn = STRBUF_INIT;
+	if (approvals_load(home, &st, &warn, &err) < 0)
+		return cli_fail(&err, 1);
+	if (warn.len)
+		fprintf(stderr, "moat: warning: %s", warn.buf);
+	sb_release(&warn);
+	for (size_t i = 0; i < st.n; i++)
+		print_approval(&st.approvals[i]);
+	if (!st.n)
+		fprintf(stderr, "moat: no approvals remembered\n");
+	approvals_free(&st);
+	return 0;
+}
+
+struct forget {
+	const char *root; /* NULL: all */
+	size_t dropped;
+};
+
+static int forget(struct approval_store *st, void *arg)
+{
+	struct forget *f = arg;
+	f->dropped = approvals_forget(st, f->root);
+	return f->dropped ? 1 : 0;
+}
+
+int cmd_unapprove(int argc, char **argv, const struct global_opts *g)
+{
+	(void)g;
+	const struct command *self = cli_command("unapprove");
+	bool all = false;
+	const char *dir = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--all") == 0)
+			all = true;
+		else if (argv[i][0] == '-')
+			return cli_usage_error(self, "unknown option '%s'", argv[i]);
+		else if (!dir)
+			dir = argv[i];
+		else
+			return cli_usage_error(self, "too many arguments");
+	}
+	if (all && dir)
+		return cli_usage_error(self, "give DIR or --all, not both");
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	cleanup_free char *root = NULL;
+	if (!all) {
+		root = dir ? realpath(dir, NULL) : fs_cwd(&err);
+		if (!root && dir)
+			root = fs_absolute(dir, &err);
+		if (!root)
+			return cli_fail(&err, 1);
+	}
+	struct forget f = {root, 0};
+	if (approvals_update(home, forget, &f, &err) < 0)
+		return cli_fail(&err, 1);
+	fprintf(stderr, "moat: forgot %zu approval(s)%s%s\n", f.dropped, root ? " for " : "",
+		root ? root : "");
+	return 0;
+}

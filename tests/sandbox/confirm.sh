@@ -1,0 +1,96 @@
+# Confirm before widening access (.confirm in config.zon), answered through
+# a real pseudo-terminal, remembered per root and access set.
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null || { skip "python3 missing: no pseudo-terminal driver"; done_testing; exit; }
+PTY=$MOAT_SRC/tests/pty-run.py
+CFG=$XDG_CONFIG_HOME/moat/config.zon
+STORE=$XDG_STATE_HOME/moat/approvals
+mkdir -p "$(dirname "$CFG")" "$HOME/.npm"
+printf '.{ .confirm = .{ "cat" } }\n' >"$CFG"
+echo content >"$PROJ/file"
+
+# The exact prompt text (golden).
+run python3 "$PTY" --answer n -- "$MOAT" run -- cat file
+cat >"$T/want" <<EOF
+moat: about to run cat in $PROJ
+  read/write/exec  $PROJ
+  HOME             $HOME
+  network          allowed
+nothing else outside those paths is readable
+continue? [y/N] n
+moat: cat was not started: not confirmed
+EOF
+if [ "$out" = "$(cat "$T/want")" ]; then ok "the prompt text is exactly the golden one"; else
+	not_ok "prompt text differs"; diff <(echo "$out") "$T/want" | sed 's/^/#   /'; fi
+[ "$rc" = 125 ] && ok "no: the command does not start (125)" || not_ok "no: status $rc"
+{ [ ! -e "$STORE" ] || ! grep -q approval "$STORE"; } && ok "no: nothing remembered" || not_ok "a refusal was stored"
+
+expect_status "empty answer is no" 125 python3 "$PTY" --answer "" -- "$MOAT" run -- cat file
+expect_status "EOF is no" 125 python3 "$PTY" --eof -- "$MOAT" run -- cat file
+expect_status "no terminal: refused" 125 setsid "$MOAT" run -- cat file
+expect_out "saying how to skip the prompt" "MOAT_CONFIRM=never"
+
+run python3 "$PTY" --answer y --stdin "piped-input" -- "$MOAT" run -- cat
+[ "$rc" = 0 ] && ok "yes: the command runs" || not_ok "yes: status $rc"
+expect_out "stdin is untouched: the piped input reaches the tool" "piped-input"
+[ "$(stat -c %a "$STORE")" = 600 ] && ok "the store is mode 0600" || not_ok "store mode $(stat -c %a "$STORE")"
+expect_ok "approved: no prompt (no terminal needed)" setsid "$MOAT" run -- cat file
+
+# Widening asks again: a new grant, a wider level, another HOME.
+"$MOAT" allow cat "$HOME/.npm" >/dev/null 2>&1
+expect_status "a new grant asks again" 125 setsid "$MOAT" run -- cat file
+expect_ok "approve the read grant" python3 "$PTY" --answer y -- "$MOAT" run -- cat file
+expect_out "the prompt listed the grant" "read +$HOME/.npm"
+"$MOAT" allow cat "$HOME/.npm" --write >/dev/null 2>&1
+expect_status "a wider level asks again" 125 setsid "$MOAT" run -- cat file
+expect_ok "approve read/write" python3 "$PTY" --answer y -- "$MOAT" run -- cat file
+"$MOAT" unallow cat "$HOME/.npm" >/dev/null 2>&1
+"$MOAT" allow cat "$HOME/.npm" >/dev/null 2>&1
+expect_ok "narrowing does not ask" setsid "$MOAT" run -- cat file
+expect_status "another MOAT_ENV_HOME asks again" 125 env MOAT_ENV_HOME="$PROJ/.moat/home" setsid "$MOAT" run -- cat file
+
+# MOAT_CONFIRM.
+expect_ok "MOAT_CONFIRM=never skips the prompt" env MOAT_CONFIRM=never MOAT_ENV_HOME="$PROJ/.moat/h2" setsid "$MOAT" run -- cat file
+cp "$STORE" "$T/before"
+expect_status "MOAT_CONFIRM=always asks for an approved set" 125 env MOAT_CONFIRM=always setsid "$MOAT" run -- cat file
+expect_ok "always + yes runs" env MOAT_CONFIRM=always python3 "$PTY" --answer y -- "$MOAT" run -- cat file
+cmp -s "$T/before" "$STORE" && ok "a review does not change the store" || not_ok "review changed the store"
+expect_status "MOAT_CONFIRM=bogus is an error" 125 env MOAT_CONFIRM=bogus "$MOAT" run -- cat file
+
+# Wrapped tools ask before they start too, and a jailbreak shows as UNSANDBOXED.
+"$MOAT" wrap tools /bin/cat >/dev/null
+W=$XDG_DATA_HOME/moat/shells/tools/bin/cat
+expect_ok "a wrapped tool approved for this root runs" env MOAT_ROOT="$PROJ" setsid "$W" file
+mkdir -p "$HOME/other-proj" && echo x >"$HOME/other-proj/file"
+cd "$HOME/other-proj" || exit 1
+expect_status "in another project it asks" 125 env MOAT_ROOT="$HOME/other-proj" setsid "$W" file
+run env MOAT_ROOT="$HOME/other-proj" MOAT_JAILBREAK=cat python3 "$PTY" --answer n -- "$W" file
+expect_out "a jailbreak is shown UNSANDBOXED" "jailbreak +/bin/cat  UNSANDBOXED"
+cd "$PROJ" || exit 1
+
+# Listing and forgetting.
+run "$MOAT" approvals
+expect_out "approvals lists the project and binary" "^$PROJ  cat  [0-9]{4}-"
+expect_out "and the access approved" "read/write +$HOME/.npm"
+expect_ok "unapprove forgets this project" "$MOAT" unapprove
+expect_status "so it asks again" 125 setsid "$MOAT" run -- cat file
+python3 "$PTY" --answer y -- "$MOAT" run -- cat file >/dev/null
+expect_ok "unapprove --all" "$MOAT" unapprove --all
+run "$MOAT" approvals
+expect_no_out "nothing is left" "^/"
+
+# A damaged store: warned about, kept, never counted as approval.
+python3 "$PTY" --answer y -- "$MOAT" run -- cat file >/dev/null
+printf 'garbage line\napproval\tnot-a-time\t/x\tcat\n' >>"$STORE"
+run "$MOAT" approvals
+expect_out "damaged lines are reported" "2 damaged line"
+"$MOAT" allow cat "$HOME/.cache" >/dev/null 2>&1
+python3 "$PTY" --answer y -- "$MOAT" run -- cat file >/dev/null
+grep -q '^garbage line$' "$STORE" && ok "a rewrite keeps the damaged line" || not_ok "damaged line dropped"
+if is_root; then skip "root reads a mode-000 store"; else
+	chmod 000 "$STORE"
+	expect_status "an unreadable store is not approval" 125 setsid "$MOAT" run -- cat file
+	chmod 600 "$STORE"
+fi
+
+done_testing

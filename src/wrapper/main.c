@@ -14,6 +14,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "context/context.h"
 #include "sandbox/sandbox.h"
 #include "shells/shells.h"
@@ -29,77 +30,103 @@ static int fail(const struct error *err, int status)
 	return err->status ? err->status : status;
 }
 
-/* The shell's bin directory, from how we were invoked: an absolute or
- * relative argv[0] names it directly (the final symlink is not resolved: it
- * points at moat-wrapper, not at the shell); a bare name is looked up on
- * PATH, taking the first directory whose manifest lists it. */
-static char *find_bin_dir(const char *argv0, const char *name, struct error *err)
+/* Is link a tool of a shell: does the manifest of the shell holding its
+ * directory (the directory resolved, so a symlinked bin/ works) list its
+ * name? The first reason it is not is kept in err, for the error message. */
+static bool try_tool_link(const char *link, struct tool *t, struct error *err, bool *have_err)
 {
-	if (strchr(argv0, '/')) {
-		cleanup_free char *abs = fs_absolute(argv0, err);
-		return abs ? path_dirname(abs) : NULL;
+	cleanup_free char *dir = path_dirname(link);
+	cleanup_free char *dir_canon = realpath(dir, NULL);
+	if (!dir_canon)
+		return false;
+	cleanup_free char *shell = path_dirname(dir_canon);
+	struct manifest m;
+	struct error why;
+	if (manifest_load(shell, &m, &why) < 0) {
+		if (!*have_err && fs_exists(link))
+			*err = why, *have_err = true;
+		return false;
 	}
-	const char *path = getenv("PATH");
-	cleanup_free char *copy = xstrdup(path ? path : "");
-	for (char *dir = copy, *colon; dir; dir = colon ? colon + 1 : NULL) {
-		colon = strchr(dir, ':');
-		if (colon)
-			*colon = '\0';
-		if (dir[0] != '/')
-			continue;
-		cleanup_free char *shell = path_dirname(dir);
-		struct manifest m;
-		struct error ignored;
-		if (manifest_load(shell, &m, &ignored) < 0)
-			continue;
-		bool listed = manifest_lookup(&m, name) != NULL;
-		manifest_free(&m);
-		if (listed)
-			return xstrdup(dir);
+	const char *name = path_basename(link);
+	const char *real = manifest_lookup(&m, name);
+	if (real) {
+		t->name = xstrdup(name);
+		t->shell_dir = xstrdup(shell);
+		t->real = xstrdup(real);
+	} else if (!*have_err) {
+		error_set(err, "'%s' is not in the manifest of shell '%s'", name, shell);
+		error_hint(err, "add it with: moat wrap %s /path/to/%s", shell, name);
+		*have_err = true;
 	}
-	error_set(err, "cannot find a shell that provides '%s' on PATH", name);
-	error_hint(err, "invoke it by its path in a shell's bin/ directory, or put that directory on PATH");
-	return NULL;
+	manifest_free(&m);
+	return real != NULL;
 }
 
-/* Resolve argv[0] to the real binary and the canonical shell directory. */
+/* Follow symlinks from path one hop at a time until a hop is a shell's tool:
+ * a user's own symlink to a wrapped tool works like the tool. */
+static bool walk_to_tool(const char *path, struct tool *t, struct error *err, bool *have_err)
+{
+	cleanup_free char *cur = xstrdup(path);
+	for (int hops = 0; hops < 40; hops++) {
+		if (try_tool_link(cur, t, err, have_err))
+			return true;
+		char target[PATH_MAX];
+		ssize_t n = readlink(cur, target, sizeof(target) - 1);
+		if (n < 0)
+			return false;
+		target[n] = '\0';
+		cleanup_free char *dir = path_dirname(cur);
+		free(cur);
+		cur = target[0] == '/' ? path_normalize(target) : path_join(dir, target);
+	}
+	return false;
+}
+
+/* Which tool we are, from how we were invoked: a path in argv[0] is where
+ * the walk starts (its final symlink, which points at moat-wrapper, is not
+ * resolved: its name is the tool's); a bare name starts from the first
+ * PATH entry holding it, as execvp would have found it. */
 static int resolve_tool(const char *argv0, struct tool *t, struct error *err)
 {
-	t->name = path_basename(argv0);
-	const char *why = tool_name_refusal(t->name);
+	const char *why = tool_name_refusal(path_basename(argv0));
 	if (why)
 		return error_set(err, "cannot run '%s': %s", argv0, why);
-	cleanup_free char *bin_dir = find_bin_dir(argv0, t->name, err);
-	if (!bin_dir)
-		return -1;
-	cleanup_free char *shell = path_dirname(bin_dir);
-	t->shell_dir = realpath(shell, NULL);
-	if (!t->shell_dir)
-		return error_set(err, "cannot resolve shell directory '%s': %s", shell, strerror(errno));
-	struct manifest m;
-	if (manifest_load(t->shell_dir, &m, err) < 0)
-		return -1;
-	const char *real = manifest_lookup(&m, t->name);
-	if (!real) {
-		manifest_free(&m);
-		error_set(err, "'%s' is not in the manifest of shell '%s'", t->name, t->shell_dir);
-		error_hint(err, "add it with: moat wrap <shell> /path/to/%s", t->name);
-		return -1;
+	bool have_err = false;
+	if (strchr(argv0, '/')) {
+		cleanup_free char *abs = fs_absolute(argv0, err);
+		if (!abs)
+			return -1;
+		if (walk_to_tool(abs, t, err, &have_err))
+			return check_not_wrapper(t, err);
+	} else {
+		const char *path = getenv("PATH");
+		cleanup_free char *copy = xstrdup(path ? path : "");
+		for (char *dir = copy, *colon; dir; dir = colon ? colon + 1 : NULL) {
+			colon = strchr(dir, ':');
+			if (colon)
+				*colon = '\0';
+			cleanup_free char *cand = dir[0] == '/' ? path_join(dir, argv0) : NULL;
+			if (cand && fs_exists(cand) && walk_to_tool(cand, t, err, &have_err))
+				return check_not_wrapper(t, err);
+		}
 	}
-	t->real = xstrdup(real);
-	manifest_free(&m);
-	return check_not_wrapper(t, err);
+	if (!have_err) {
+		error_set(err, "cannot find the shell that provides '%s'", argv0);
+		error_hint(err, "invoke it through a shell's bin/ directory, by path or on PATH");
+	}
+	return -1;
 }
 
 int check_not_wrapper(const struct tool *t, struct error *err)
 {
 	struct stat real, self;
+	cleanup_free char *exe = platform_self_exe();
 	if (stat(t->real, &real) < 0) {
 		error_set(err, "cannot run '%s': '%s': %s", t->name, t->real, strerror(errno));
 		err->status = errno == ENOENT ? 127 : 126;
 		return -1;
 	}
-	if (stat("/proc/self/exe", &self) == 0 && real.st_dev == self.st_dev && real.st_ino == self.st_ino) {
+	if (exe && stat(exe, &self) == 0 && real.st_dev == self.st_dev && real.st_ino == self.st_ino) {
 		error_set(err, "'%s' in the manifest points back at moat-wrapper", t->name);
 		error_hint(err, "the manifest must name the real binary, e.g. /usr/bin/%s", t->name);
 		err->status = 126;
@@ -128,6 +155,10 @@ int main(int argc, char **argv)
 	if (run_sandboxed(&tool, &inv, &err) < 0)
 		return fail(&err, 125);
 
+	/* Tools find their own files from argv[0] (gcc its cc1, python its
+	 * venv): point it at the real binary's directory, under the name it was
+	 * invoked by, which multi-call tools (busybox, clang++) dispatch on. */
+	argv[0] = xasprintf("%s/%s", path_dirname(tool.real), path_basename(argv[0]));
 	execv(tool.real, argv);
 	int e = errno;
 	error_set(&err, "cannot run '%s': %s", tool.real, strerror(e));

@@ -8,7 +8,7 @@
 #include "base/util.h"
 
 struct tool {
-	const char *name; /* the name invoked, argv[0]'s last component */
+	char *name;       /* the tool's name in its manifest */
 	char *shell_dir;  /* canonical shell directory */
 	char *real;       /* the real binary, from the manifest */
 };

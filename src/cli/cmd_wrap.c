@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
 #include "shells/shells.h"
@@ -188,9 +189,27 @@ static char *shell_dir_for(const char *name, struct error *err)
 	return path_join(search, name);
 }
 
+/* Check --env values with the reader the wrapper uses, before anything is
+ * created: a refused value must leave no half-made shell behind. */
+static int check_env_args(const struct wrap_args *a, struct error *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	for (int i = 0; i < a->nenv; i++)
+		sb_addf(&text, "%s\n", a->env[i]);
+	struct env_change *env;
+	size_t n;
+	int rc = envfile_parse(sb_str(&text), text.len, "--env", "${MOAT_ROOT}", &env, &n, err);
+	if (rc == 0)
+		env_changes_free(env, n);
+	sb_release(&text);
+	return rc;
+}
+
 static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 {
-	cleanup_free char *self = realpath("/proc/self/exe", NULL);
+	if (check_env_args(a, err) < 0)
+		return -1;
+	cleanup_free char *self = platform_self_exe();
 	cleanup_free char *self_dir = self ? path_dirname(self) : xstrdup(".");
 	cleanup_free char *wrapper = path_join(self_dir, "moat-wrapper");
 	if (access(wrapper, X_OK) < 0) {

@@ -264,15 +264,5 @@ int session_exec(struct session *s, char **cmd, struct error *err)
 	    context_make_tmpdir(s->profile.root, err) < 0 || env_make_home(s->home_override, err) < 0)
 		return EXIT_MOAT_FAILED;
 	execv(exe, cmd);
-	int e = errno;
-	error_set(err, "cannot run '%s': %s", exe, strerror(e));
-	/* access() is not judged by Landlock: executable by permissions but
-	 * refused by exec means the sandbox said no. */
-	cleanup_free char *dir = realpath(exe, NULL);
-	if (e == EACCES && access(exe, X_OK) == 0 && dir && !path_is_under(dir, s->profile.root)) {
-		*strrchr(dir, '/') = '\0';
-		error_hint(err, "the sandbox does not allow running it; to grant it:  moat allow %s %s --exec",
-			   path_basename(exe), *dir ? dir : "/");
-	}
-	return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+	return context_exec_error(err, exe, path_basename(exe), s->profile.root, s->ctx.home, errno);
 }

@@ -17,6 +17,23 @@ static const char *const etc_needed[] = {
 	"/etc/pki/tls/certs/ca-bundle.crt",
 };
 
+int context_exec_error(struct error *err, const char *exe, const char *name, const char *root,
+		       const char *home, int e)
+{
+	error_set(err, "cannot run '%s': %s", exe, strerror(e));
+	cleanup_free char *canon = realpath(exe, NULL);
+	struct stat st;
+	if (e == EACCES && stat(exe, &st) == 0 && S_ISREG(st.st_mode) && access(exe, X_OK) == 0 &&
+	    canon && !path_is_under(canon, root)) {
+		/* Grant the directory, unless that would be home or above it. */
+		cleanup_free char *dir = path_dirname(canon);
+		const char *what = path_is_under(home, dir) ? canon : dir;
+		error_hint(err, "the sandbox does not allow running it; to grant it:  moat allow %s %s --exec",
+			   name, what);
+	}
+	return e == ENOENT ? 127 : 126;
+}
+
 const char *context_real_home(struct error *err)
 {
 	const char *home = getenv("HOME");
@@ -155,12 +172,12 @@ void context_apply_env(const struct profile *p)
 
 int context_make_tmpdir(const char *root, struct error *err)
 {
-	cleanup_close int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cleanup_close int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return error_set(err, "cannot open '%s': %s", root, strerror(errno));
 	if (mkdirat(rootfd, ".moat", 0755) < 0 && errno != EEXIST)
 		return error_set(err, "cannot create '%s/.moat': %s", root, strerror(errno));
-	cleanup_close int moatfd = openat(rootfd, ".moat", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cleanup_close int moatfd = openat(rootfd, ".moat", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (moatfd < 0)
 		return error_set(err, "cannot open '%s/.moat': %s", root, strerror(errno));
 	if (mkdirat(moatfd, "tmp", 0700) < 0 && errno != EEXIST)

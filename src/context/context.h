@@ -50,6 +50,13 @@ int context_make_tmpdir(const char *root, struct error *err);
  * ancestor resolved, the rest appended. Caller frees; NULL + err if relative. */
 char *context_canonical_prefix(const char *path, struct error *err);
 
+/* Explain why exec of exe (as name) failed with errno e, with a hint to
+ * grant it only when the sandbox refused it: it is executable by its
+ * permissions (access() is not judged by Landlock) and outside the root.
+ * Returns the exit status: 127 not found, 126 cannot run. */
+int context_exec_error(struct error *err, const char *exe, const char *name, const char *root,
+		       const char *home, int e);
+
 /* The real HOME: $HOME, which must be set and absolute. */
 const char *context_real_home(struct error *err);
 

@@ -160,10 +160,5 @@ int main(int argc, char **argv)
 	 * invoked by, which multi-call tools (busybox, clang++) dispatch on. */
 	argv[0] = xasprintf("%s/%s", path_dirname(tool.real), path_basename(argv[0]));
 	execv(tool.real, argv);
-	int e = errno;
-	error_set(&err, "cannot run '%s': %s", tool.real, strerror(e));
-	if (e == EACCES)
-		error_hint(&err, "if the sandbox refused it, grant it: moat allow %s %s --exec", tool.name,
-			   tool.real);
-	return fail(&err, e == ENOENT ? 127 : 126);
+	return fail(&err, context_exec_error(&err, tool.real, tool.name, inv.root, inv.home, errno));
 }

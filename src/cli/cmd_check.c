@@ -12,6 +12,7 @@
 #include "cli/settings_edit.h"
 #include "config/config.h"
 #include "context/settings.h"
+#include "shells/nix.h"
 #include "shells/shells.h"
 
 struct checker {
@@ -141,6 +142,26 @@ static void check_config(struct checker *c, const struct config *cfg)
 	}
 }
 
+/* MOAT_FLAKE, when set, must lock; shells in it are checked with the rest
+ * (evaluated, not built: cli_nix_setup's dry run). */
+static void check_flake(struct checker *c)
+{
+	const char *env = getenv("MOAT_FLAKE");
+	struct error err = {0};
+	cleanup_free char *flake = nix_default_flake(&err);
+	cleanup_free char *locked = NULL;
+	if (!flake) {
+		cli_verbose(c->g, "flake: none (%s)", err.msg);
+	} else if (!env || !*env) {
+		cli_verbose(c->g, "flake %s (installed with moat)", flake);
+	} else if (nix_check_flake(flake, &locked, &err) < 0) {
+		printf("MOAT_FLAKE: %s\n", err.msg);
+		c->issues++;
+	} else {
+		cli_verbose(c->g, "flake %s: %s", flake, locked);
+	}
+}
+
 int cmd_check(int argc, char **argv, const struct global_opts *g)
 {
 	if (argc > 1)
@@ -152,6 +173,8 @@ int cmd_check(int argc, char **argv, const struct global_opts *g)
 	cleanup_free char *file = settings_path(home);
 	cli_verbose(g, "config %s%s", file, fs_exists(file) ? "" : " (missing: an empty config)");
 	struct checker c = {.file = file, .home = home, .g = g};
+	cli_nix_setup(g, true);
+	check_flake(&c);
 	struct config cfg;
 	if (settings_load(home, NULL, &cfg, &err) < 0) {
 		printf("%s\n", err.msg);

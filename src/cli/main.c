@@ -22,6 +22,8 @@ const struct command commands[] = {
 	{"unlink", cmd_unlink, "moat unlink DIR", "forget DIR's link"},
 	{"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR"},
 	{"check", cmd_check, "moat check", "validate config.zon, its paths and its shells"},
+	{"update", cmd_update, "moat update [SHELL...]",
+	 "move pinned nix shells to their flake's current revision"},
 	{"approvals", cmd_approvals, "moat approvals", "list remembered confirm answers"},
 	{"unapprove", cmd_unapprove, "moat unapprove [DIR | --all]",
 	 "forget confirm answers for DIR (default: here) or every project"},
@@ -128,5 +130,6 @@ int main(int argc, char **argv)
 	}
 	if (cli_wants_help(argc - i, argv + i, cmd))
 		return cli_finish(0);
+	cli_nix_setup(&g, false);
 	return cli_finish(cmd->run(argc - i, argv + i, &g));
 }

@@ -5,6 +5,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/strbuf.h"
+#include "shells/nix.h"
 #include "shells/shells.h"
 
 char *shells_search_path(void)
@@ -31,6 +32,9 @@ static int check_shell_dir(const char *dir, struct error *err)
 
 int shell_find(const char *name, char **dir, struct error *err)
 {
+	/* FLAKE#ATTR names its flake; the flake may well contain a slash. */
+	if (strchr(name, '#'))
+		return nix_shell_find(name, dir, err);
 	if (strchr(name, '/')) {
 		cleanup_free char *canon = realpath(name, NULL);
 		if (!canon)
@@ -59,11 +63,8 @@ int shell_find(const char *name, char **dir, struct error *err)
 		*dir = steal_ptr(&canon);
 		return 0;
 	}
-	cleanup_free char *shown = shells_search_path();
-	error_set(err, "unknown shell '%s'", name);
-	error_hint(err, "looked in %s (MOAT_SHELLS_PATH)", shown);
-	error_hint(err, "make one with: moat wrap %s /path/to/tool...", name);
-	return -1;
+	/* Not a local shell: ask the flake. */
+	return nix_shell_find(name, dir, err);
 }
 
 int manifest_load(const char *shell_dir, struct manifest *m, struct error *err)

@@ -99,10 +99,21 @@ EOF
 	fi
 	kill "$server" 2>/dev/null
 	wait "$server" 2>/dev/null
+	pair='import socket; a, b = socket.socketpair(); a.send(b"PAIR-OK"); print(b.recv(7).decode())'
+	run "$MOAT" run -- "$PY" -c "$pair"
+	[ "$rc" -eq 0 ] && [ "$out" = PAIR-OK ] && ok "a unix socketpair" || { not_ok "a unix socketpair" && _show socketpair; }
 	unix='import socket; s = socket.socket(socket.AF_UNIX); s.bind("u.sock"); s.listen(1)
 c = socket.socket(socket.AF_UNIX); c.connect("u.sock"); a, _ = s.accept(); c.send(b"UNIX-OK"); print(a.recv(9).decode())'
 	run "$MOAT" run -- "$PY" -c "$unix"
-	[ "$rc" -eq 0 ] && [ "$out" = UNIX-OK ] && ok "a unix socket in the root" || { not_ok "a unix socket in the root" && _show unix; }
+	if [ "$rc" -eq 0 ] && [ "$out" = UNIX-OK ]; then
+		ok "a pathname unix socket in the root"
+	elif grep -q 'PermissionError.*Errno 13' "$T/.err" && grep -q '_socket.socket.__init__' "$T/.err"; then
+		# socket() itself refused: moat's seccomp policy where Landlock cannot
+		# yet scope pathname sockets (so one could reach a socket outside).
+		skip "moat refuses new AF_UNIX sockets on this kernel (Landlock cannot scope pathname sockets)"
+	else
+		not_ok "a pathname unix socket in the root" && _show unix
+	fi
 else
 	skip "no $PY for the loopback server"
 fi

@@ -272,17 +272,26 @@ static void append_item(const struct session *s, const struct zon_node *c,
 		return;
 	}
 	const struct zon_node *last = &c->items[c->nitems - 1];
+	/* A \\ string runs to the end of its line: nothing can follow it there. */
+	bool runs_to_eol = buf[last->start] == '\\';
 	if (!l->multiline) {
-		edit_add(e, last->end, last->end, xasprintf(", %s", text));
+		/* c closes on the line of the last item's comma, which a \\ string has. */
+		if (runs_to_eol && last->comma != NONE)
+			edit_add(e, last->comma + 1, last->comma + 1, xasprintf(" %s,", text));
+		else
+			edit_add(e, last->end, last->end, xasprintf(", %s", text));
 		return;
 	}
 	size_t after = last->comma != NONE ? last->comma + 1 : last->end;
 	size_t eol = end_of_line_after(buf, len, after);
 	if (eol == NONE)
 		abort(); /* c closes on a later line, so only blanks and comments follow */
-	if (last->comma == NONE)
+	if (last->comma == NONE && runs_to_eol)
+		edit_add(e, eol, eol, xasprintf("%s%s,%s%s%s,", nl, l->indent, nl, l->indent, text));
+	else if (last->comma == NONE)
 		edit_add(e, last->end, last->end, xstrdup(","));
-	edit_add(e, eol, eol, xasprintf("%s%s%s,", nl, l->indent, text));
+	if (last->comma != NONE || !runs_to_eol)
+		edit_add(e, eol, eol, xasprintf("%s%s%s,", nl, l->indent, text));
 }
 
 static void append(const struct session *s, const struct zon_node *c, bool expand,

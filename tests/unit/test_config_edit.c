@@ -221,6 +221,16 @@ static void test_inline(void)
 		 ".{ .links = .{ .{ .dir = \"~/p\", .shells = .{ \"a\" } } } }"},
 		{".{ .links = .{ .{ .dir = \"/p\", .shells = .{ \"a\" } } } }", UNLINK, "/p/", NULL, NULL,
 		 1, ".{ .links = .{ } }"},
+		/* a \\ string runs to the end of its line, so no comma can follow it there */
+		{".{ .allow = .{\n    .{\n        .paths = .{ \"/b\" },\n        .bin =\n            "
+		 "\\\\b\n    },\n} }",
+		 ALLOW, "b", "/b", "w", 1,
+		 ".{ .allow = .{\n    .{\n        .paths = .{ \"/b\" },\n        .bin =\n            "
+		 "\\\\b\n        ,\n        .write = true,\n    },\n} }"},
+		{".{ .allow = .{ .{ .paths = .{ \"/b\" }, .bin =\n\\\\b\n, } } }", ALLOW, "b", "/b", "x",
+		 1, ".{ .allow = .{ .{ .paths = .{ \"/b\" }, .bin =\n\\\\b\n, .exec = true, } } }"},
+		{".{ .allow = .{ .{ .bin = \"b\", .paths = .{\n\\\\/a\n, \"/b\" } } } }", UNALLOW, "b",
+		 "/a", NULL, 1, ".{ .allow = .{ .{ .bin = \"b\", .paths = .{\n\"/b\" } } } }"},
 		/* strings are escaped when written */
 		{"", LINK, "/a\"b\\c", "x\ty", NULL, 1,
 		 ".{\n    .links = .{\n        .{ .dir = \"/a\\\"b\\\\c\", .shells = .{ \"x\\ty\" } },\n    "

@@ -1,74 +1,304 @@
-/* A classic BPF seccomp filter, written out by hand so moat-wrapper needs
- * nothing but libc and the kernel.
+/* A classic BPF seccomp filter, assembled at run time from a few fixed
+ * blocks so moat-wrapper needs nothing but libc and the kernel. Jumps name
+ * labels and are resolved once, so no offset is ever counted by hand.
  *
- * Refused with EPERM:
- *  - ioctl(TIOCSTI) and ioctl(TIOCLINUX): with dev.tty.legacy_tiocsti=1 a
- *    process can type into the terminal that started moat, and the shell
- *    there runs what it typed unconfined. The terminal itself keeps working.
+ * Every sandbox (EPERM unless said otherwise):
+ *  - ioctl TIOCSTI, TIOCLINUX and the VT keymap writes (KDSKBENT, KDSKBSENT,
+ *    KDSKBDIACR, KDSKBDIACRUC, KDSETKEYCODE): with dev.tty.legacy_tiocsti=1
+ *    a process can type into the terminal that started moat, and the shell
+ *    there runs it unconfined; a remapped key types what the attacker chose
+ *    the next time the user presses it. The terminal itself keeps working.
+ *  - ioctl TIOCSCTTY with a non-zero argument: root stealing a terminal
+ *    that is another session's controlling terminal (the user's).
  *  - open_by_handle_at(): with CAP_DAC_READ_SEARCH (root) it opens files by
  *    handle, without a path for Landlock to judge.
- * Compatibility syscalls (i386, x32) are covered too: a 32-bit binary must not
- * be a way around the filter. */
+ *  - init_module, finit_module, delete_module, kexec_load, kexec_file_load,
+ *    iopl, ioperm, bpf: root keeps its capabilities inside Landlock, and
+ *    each of these reaches past any filesystem rule (kernel code, raw I/O
+ *    ports, kprobes that write other processes' memory).
+ * By policy (struct seccomp_policy):
+ *  - new AF_UNIX sockets that could reach a pathname socket outside (EACCES),
+ *    io_uring (ENOSYS);
+ *  - TIOCSPGRP.
+ * Compatibility syscalls: i386 gets the same checks with its own numbers;
+ * x32 is refused outright (ENOSYS, as on kernels built without it) rather
+ * than mirrored, since nothing moat runs is x32 and a missed number there
+ * would be a way around everything above. */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include "sandbox/seccomp.h"
 
+#define TIOCSCTTY_CMD 0x540Eu
+#define TIOCSPGRP_CMD 0x5410u
 #define TIOCSTI_CMD 0x5412u
 #define TIOCLINUX_CMD 0x541Cu
+#define KDSKBENT_CMD 0x4B47u
+#define KDSKBSENT_CMD 0x4B49u
+#define KDSKBDIACR_CMD 0x4B4Bu
+#define KDSETKEYCODE_CMD 0x4B4Du
+#define KDSKBDIACRUC_CMD 0x4BFBu
 
-#define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
-#define LOAD_ARCH BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch))
-/* The kernel reads an ioctl request as 32 bits: compare only the low word,
- * or TIOCSTI | (1 << 32) would slip through. */
-#define LOAD_ARG1_LOW BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]))
-#define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-#define DENY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
-#define JEQ(value, jt, jf) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (value), (jt), (jf))
+/* socketcall(2) call numbers (<linux/net.h>). */
+#define SOCKETCALL_SOCKET 1u
+#define SOCKETCALL_SOCKETPAIR 8u
+#define SOCK_TYPE_BITS 0xfu /* the kernel's SOCK_TYPE_MASK: type without flags */
 
-/* The same check for one ABI: nr_ioctl, nr_by_handle. Seven instructions. */
-#define ABI_CHECKS(nr_ioctl, nr_by_handle)                                      \
-	LOAD_NR, JEQ((nr_by_handle), 4, 0), JEQ((nr_ioctl), 0, 4), LOAD_ARG1_LOW, \
-		JEQ(TIOCSTI_CMD, 1, 0), JEQ(TIOCLINUX_CMD, 0, 1), DENY, ALLOW
+#define NO_NR UINT32_MAX
+
+
+/* The syscall numbers one ABI uses for what the filter looks at. */
+struct abi_numbers {
+	uint32_t ioctl, socket, socketpair, socketcall;
+	uint32_t io_uring[3];
+	uint32_t refused[9]; /* always EPERM */
+};
 
 #if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
 #define X32_BIT 0x40000000u
-static const struct sock_filter filter[] = {
-	LOAD_ARCH,
-	JEQ(AUDIT_ARCH_X86_64, 2, 0),
-	JEQ(AUDIT_ARCH_I386, 19, 0),
-	ALLOW,
-	/* x86_64 and x32 share an arch value; x32 numbers carry X32_BIT. */
-	LOAD_NR,
-	BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_BIT, 8, 0),
-	ABI_CHECKS(SYS_ioctl, SYS_open_by_handle_at),
-	ABI_CHECKS(X32_BIT | 514u, X32_BIT | 304u),
-	ABI_CHECKS(54u, 342u),
+static const struct abi_numbers native = {
+	.ioctl = SYS_ioctl,
+	.socket = SYS_socket,
+	.socketpair = SYS_socketpair,
+	.socketcall = NO_NR,
+	.io_uring = {425, 426, 427},
+	.refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
+		    SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf},
+};
+/* i386 numbers, from arch/x86/entry/syscalls/syscall_32.tbl (i386 has no
+ * kexec_file_load). */
+static const struct abi_numbers i386 = {
+	.ioctl = 54,
+	.socket = 359,
+	.socketpair = 360,
+	.socketcall = 102,
+	.io_uring = {425, 426, 427},
+	.refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357},
 };
 #elif defined(__aarch64__)
-static const struct sock_filter filter[] = {
-	LOAD_ARCH,
-	JEQ(AUDIT_ARCH_AARCH64, 1, 0),
-	DENY, /* no compat syscalls expected: refuse rather than guess */
-	ABI_CHECKS(SYS_ioctl, SYS_open_by_handle_at),
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+static const struct abi_numbers native = {
+	.ioctl = SYS_ioctl,
+	.socket = SYS_socket,
+	.socketpair = SYS_socketpair,
+	.socketcall = NO_NR,
+	.io_uring = {425, 426, 427},
+	.refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
+		    SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf},
 };
 #else
 #error "moat's seccomp filter does not know this architecture yet"
 #endif
 
-int seccomp_install(struct error *err)
+/* Jump targets. L_NEXT means "the next instruction". */
+enum label {
+	L_NEXT,
+	L_NATIVE,
+	L_I386,
+	L_IOCTL,
+	L_SCTTY,
+	L_SOCKET,
+	L_SOCKETPAIR,
+	L_SOCKETCALL,
+	L_ALLOW,
+	L_EPERM,
+	L_EACCES,
+	L_ENOSYS,
+	L_COUNT
+};
+
+#define MAX_INSNS 160
+#define UNPLACED SIZE_MAX
+
+struct prog {
+	struct sock_filter insn[MAX_INSNS];
+	unsigned char jt[MAX_INSNS], jf[MAX_INSNS]; /* enum label, resolved later */
+	size_t n;
+	size_t at[L_COUNT];
+	bool full;
+};
+
+static void emit(struct prog *p, uint16_t code, uint32_t k, enum label jt, enum label jf)
 {
-	struct sock_fprog prog = {
-		.len = (unsigned short)(sizeof(filter) / sizeof(filter[0])),
-		.filter = (struct sock_filter *)filter,
+	if (p->n == MAX_INSNS) {
+		p->full = true;
+		return;
+	}
+	p->insn[p->n] = (struct sock_filter){.code = code, .k = k};
+	p->jt[p->n] = (unsigned char)jt;
+	p->jf[p->n] = (unsigned char)jf;
+	p->n++;
+}
+
+static void place(struct prog *p, enum label l)
+{
+	p->at[l] = p->n;
+}
+
+static void load(struct prog *p, uint32_t offset)
+{
+	emit(p, BPF_LD | BPF_W | BPF_ABS, offset, L_NEXT, L_NEXT);
+}
+
+/* Arguments are compared on their low 32 bits: the kernel reads an ioctl
+ * request, a socket family or type as an int, so TIOCSTI | (1 << 32) is
+ * TIOCSTI to it and must be to us. (Little-endian: the low word comes first.) */
+static void load_arg_low(struct prog *p, int i)
+{
+	load(p, (uint32_t)offsetof(struct seccomp_data, args[i]));
+}
+
+static void jeq(struct prog *p, uint32_t k, enum label jt, enum label jf)
+{
+	if (k != NO_NR)
+		emit(p, BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf);
+}
+
+static void ret(struct prog *p, uint32_t action)
+{
+	emit(p, BPF_RET | BPF_K, action, L_NEXT, L_NEXT);
+}
+
+static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
+			   const struct seccomp_policy *pol)
+{
+	jeq(p, abi->ioctl, L_IOCTL, L_NEXT);
+	for (size_t i = 0; i < ARRAY_LEN(abi->refused); i++)
+		jeq(p, abi->refused[i], L_EPERM, L_NEXT);
+	if (pol->deny_unix_sockets) {
+		jeq(p, abi->socket, L_SOCKET, L_NEXT);
+		jeq(p, abi->socketpair, L_SOCKETPAIR, L_NEXT);
+		jeq(p, abi->socketcall, L_SOCKETCALL, L_NEXT);
+		for (size_t i = 0; i < ARRAY_LEN(abi->io_uring); i++)
+			jeq(p, abi->io_uring[i], L_ENOSYS, L_NEXT);
+	}
+	ret(p, SECCOMP_RET_ALLOW);
+}
+
+static void ioctl_checks(struct prog *p, const struct seccomp_policy *pol)
+{
+	static const uint32_t refused[] = {TIOCSTI_CMD,    TIOCLINUX_CMD,    KDSKBENT_CMD,
+					   KDSKBSENT_CMD,  KDSKBDIACR_CMD,   KDSKBDIACRUC_CMD,
+					   KDSETKEYCODE_CMD};
+	place(p, L_IOCTL);
+	load_arg_low(p, 1);
+	for (size_t i = 0; i < ARRAY_LEN(refused); i++)
+		jeq(p, refused[i], L_EPERM, L_NEXT);
+	if (pol->deny_tty_takeover)
+		jeq(p, TIOCSPGRP_CMD, L_EPERM, L_NEXT);
+	jeq(p, TIOCSCTTY_CMD, L_SCTTY, L_ALLOW);
+	place(p, L_SCTTY);
+	load_arg_low(p, 2); /* 1 = steal it from its session (CAP_SYS_ADMIN) */
+	jeq(p, 0, L_ALLOW, L_EPERM);
+}
+
+static void socket_checks(struct prog *p)
+{
+	place(p, L_SOCKET);
+	load_arg_low(p, 0);
+	jeq(p, AF_UNIX, L_EACCES, L_ALLOW);
+
+	/* A connected stream or seqpacket pair cannot be pointed anywhere else
+	 * (connect: EISCONN, sendto with an address: EISCONN/EOPNOTSUPP); a
+	 * datagram one can, and SOCK_RAW is made a datagram socket for AF_UNIX.
+	 * So: allow exactly stream and seqpacket. */
+	place(p, L_SOCKETPAIR);
+	load_arg_low(p, 0);
+	jeq(p, AF_UNIX, L_NEXT, L_ALLOW);
+	load_arg_low(p, 1);
+	emit(p, BPF_ALU | BPF_AND | BPF_K, SOCK_TYPE_BITS, L_NEXT, L_NEXT);
+	jeq(p, SOCK_STREAM, L_ALLOW, L_NEXT);
+	jeq(p, SOCK_SEQPACKET, L_ALLOW, L_EACCES);
+
+	/* socketcall's real arguments sit in memory seccomp cannot read. */
+	place(p, L_SOCKETCALL);
+	load_arg_low(p, 0);
+	jeq(p, SOCKETCALL_SOCKET, L_EACCES, L_NEXT);
+	jeq(p, SOCKETCALL_SOCKETPAIR, L_EACCES, L_ALLOW);
+}
+
+static void assemble(struct prog *p, const struct seccomp_policy *pol)
+{
+	load(p, (uint32_t)offsetof(struct seccomp_data, arch));
+#if defined(__x86_64__)
+	jeq(p, NATIVE_ARCH, L_NATIVE, L_NEXT);
+	jeq(p, AUDIT_ARCH_I386, L_I386, L_ENOSYS);
+	place(p, L_NATIVE);
+	load(p, (uint32_t)offsetof(struct seccomp_data, nr));
+	emit(p, BPF_JMP | BPF_JGE | BPF_K, X32_BIT, L_ENOSYS, L_NEXT);
+	syscall_checks(p, &native, pol);
+	place(p, L_I386);
+	load(p, (uint32_t)offsetof(struct seccomp_data, nr));
+	syscall_checks(p, &i386, pol);
+#else
+	/* No compat syscalls expected: refuse rather than guess. */
+	jeq(p, NATIVE_ARCH, L_NATIVE, L_ENOSYS);
+	place(p, L_NATIVE);
+	load(p, (uint32_t)offsetof(struct seccomp_data, nr));
+	syscall_checks(p, &native, pol);
+#endif
+	ioctl_checks(p, pol);
+	socket_checks(p);
+	place(p, L_ALLOW);
+	ret(p, SECCOMP_RET_ALLOW);
+	place(p, L_EPERM);
+	ret(p, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+	place(p, L_EACCES);
+	ret(p, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA));
+	place(p, L_ENOSYS);
+	ret(p, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+}
+
+/* Turn label numbers into forward offsets; classic BPF jumps only forward,
+ * by at most 255. */
+static int resolve(struct prog *p)
+{
+	if (p->full)
+		return -1;
+	for (size_t i = 0; i < p->n; i++) {
+		unsigned char *labels[2] = {&p->jt[i], &p->jf[i]};
+		uint8_t *offsets[2] = {&p->insn[i].jt, &p->insn[i].jf};
+		for (int j = 0; j < 2; j++) {
+			if (*labels[j] == L_NEXT)
+				continue;
+			size_t to = p->at[*labels[j]];
+			if (to == UNPLACED || to <= i || to - i - 1 > 255)
+				return -1;
+			*offsets[j] = (uint8_t)(to - i - 1);
+		}
+	}
+	return 0;
+}
+
+struct seccomp_policy seccomp_policy_for(int landlock_abi, bool sockets_let_through)
+{
+	return (struct seccomp_policy){
+		.deny_unix_sockets =
+			landlock_abi < SECCOMP_LANDLOCK_ABI_RESOLVE_UNIX && !sockets_let_through,
 	};
+}
+
+int seccomp_install(const struct seccomp_policy *policy, struct error *err)
+{
+	static const struct seccomp_policy base;
+	struct prog p = {0};
+	for (size_t i = 0; i < L_COUNT; i++)
+		p.at[i] = UNPLACED;
+	assemble(&p, policy ? policy : &base);
+	if (resolve(&p) < 0)
+		return error_set(err, "cannot build the seccomp filter (a moat bug)");
+	struct sock_fprog prog = {.len = (unsigned short)p.n, .filter = p.insn};
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
 		return error_set(err, "cannot install the seccomp filter: %s", strerror(errno));
 	return 0;
 }
+

@@ -573,8 +573,10 @@ static int nix_build(const struct shell_ref *r, const char *from, char **store, 
 {
 	cleanup_free char *installable = xasprintf("%s#%s", from, r->attr);
 	cleanup_free char *link = out_link(r);
-	const char *args[8] = {"nix", "build"};
-	size_t n = 2;
+	/* nix 2.8's evaluation cache reports a cached evaluation error as "not a
+	 * derivation"; moat evaluates rarely, so it gives the cache up. */
+	const char *args[9] = {"nix", "build", "--no-eval-cache"};
+	size_t n = 3;
 	if (feedback.dry_run) {
 		args[n++] = "--dry-run";
 		args[n++] = "--json";
@@ -610,6 +612,8 @@ static int nix_build(const struct shell_ref *r, const char *from, char **store, 
 			*store = xstrdup(target);
 			rc = check_store_shell(r, *store, err);
 			if (rc < 0) {
+				/* Root no store path that is not a shell. */
+				unlink(link);
 				free(*store);
 				*store = NULL;
 			}

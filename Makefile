@@ -119,6 +119,12 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(B)/moat $(B)/moat-wrapper $(DESTDIR)$(BINDIR)/
 	install -m 0644 docs/moat.1 $(DESTDIR)$(MANDIR)/man1/
+	# moat's default flake (MOAT_FLAKE unset): $(PREFIX)/share/moat/flake.nix,
+	# whose shells link to the moat-wrapper installed above.
+	install -d $(DESTDIR)$(PREFIX)/share/moat/nix
+	install -m 0644 flake.nix $(DESTDIR)$(PREFIX)/share/moat/
+	install -m 0644 nix/moat.nix nix/shells.nix nix/wrap.nix $(DESTDIR)$(PREFIX)/share/moat/nix/
+	printf '{ wrapper = "%s"; }\n' "$(BINDIR)/moat-wrapper" >$(DESTDIR)$(PREFIX)/share/moat/nix/installed.nix
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/moat $(DESTDIR)$(BINDIR)/moat-wrapper $(DESTDIR)$(MANDIR)/man1/moat.1

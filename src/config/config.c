@@ -15,7 +15,7 @@ struct checker {
 };
 
 __attribute__((format(printf, 4, 5))) static int bad(struct checker *c, int line, int col,
-						     const char *fmt, ...)
+                                                     const char *fmt, ...)
 {
 	char msg[sizeof(c->err->msg)];
 	va_list ap;
@@ -33,7 +33,7 @@ static bool is_list(const struct zon_node *n)
 /* Checks that every field of s is one of keys (NULL-terminated) and none is
  * given twice; found[i] is the field for keys[i], or NULL. */
 static int check_fields(struct checker *c, const struct zon_node *s, const char *const *keys,
-			const struct zon_node **found, const char *where)
+                        const struct zon_node **found, const char *where)
 {
 	size_t nkeys = 0;
 	while (keys[nkeys])
@@ -48,15 +48,17 @@ static int check_fields(struct checker *c, const struct zon_node *s, const char 
 		zon_field_display(&name, f->name);
 		int rc = 0;
 		if (k == nkeys) {
-			rc = bad(c, f->name_line, f->name_col, "unknown key '%s' in %s", name.buf, where);
+			rc = bad(c, f->name_line, f->name_col, "unknown key '%s' in %s", name.buf,
+			         where);
 			struct strbuf known = STRBUF_INIT;
 			for (size_t j = 0; j < nkeys; j++)
 				sb_addf(&known, "%s.%s", j ? ", " : "", keys[j]);
 			error_hint(c->err, "the keys %s can have are %s", where, known.buf);
 			sb_release(&known);
 		} else if (found[k]) {
-			rc = bad(c, f->name_line, f->name_col, "duplicate key '%s' in %s (first at %d:%d)",
-				 name.buf, where, found[k]->name_line, found[k]->name_col);
+			rc = bad(c, f->name_line, f->name_col,
+			         "duplicate key '%s' in %s (first at %d:%d)", name.buf, where,
+			         found[k]->name_line, found[k]->name_col);
 		}
 		sb_release(&name);
 		if (rc < 0)
@@ -69,7 +71,8 @@ static int check_fields(struct checker *c, const struct zon_node *s, const char 
 static int read_string(struct checker *c, const struct zon_node *v, const char *key, char **out)
 {
 	if (v->kind != ZON_STRING)
-		return bad(c, v->line, v->col, "'.%s' must be a string, found %s", key, zon_describe(v));
+		return bad(c, v->line, v->col, "'.%s' must be a string, found %s", key,
+		           zon_describe(v));
 	if (v->len == 0)
 		return bad(c, v->line, v->col, "'.%s' is an empty string", key);
 	if (memchr(v->str, '\0', v->len))
@@ -82,24 +85,25 @@ static int read_bool(struct checker *c, const struct zon_node *v, const char *ke
 {
 	if (v->kind != ZON_BOOL)
 		return bad(c, v->line, v->col, "'.%s' must be true or false, found %s", key,
-			   zon_describe(v));
+		           zon_describe(v));
 	*out = v->bval;
 	return 0;
 }
 
 /* A list of non-empty strings; *out holds what was read even on failure. */
 static int read_strings(struct checker *c, const struct zon_node *v, const char *key, char ***out,
-			size_t *n)
+                        size_t *n)
 {
 	if (!is_list(v))
-		return bad(c, v->line, v->col, "'.%s' must be a list of strings like .{ \"a\", \"b\" }, found %s",
-			   key, zon_describe(v));
+		return bad(c, v->line, v->col,
+		           "'.%s' must be a list of strings like .{ \"a\", \"b\" }, found %s", key,
+		           zon_describe(v));
 	*out = xcalloc(v->nitems, sizeof(**out));
 	for (size_t i = 0; i < v->nitems; i++) {
 		const struct zon_node *s = &v->items[i];
 		if (s->kind != ZON_STRING)
 			return bad(c, s->line, s->col, "expected a string in '.%s', found %s", key,
-				   zon_describe(s));
+			           zon_describe(s));
 		if (s->len == 0)
 			return bad(c, s->line, s->col, "empty string in '.%s'", key);
 		if (memchr(s->str, '\0', s->len))
@@ -118,18 +122,18 @@ static void free_strings(char **v, size_t n)
 
 /* The items of a list of structs, each checked by one. */
 static int read_list(struct checker *c, const struct zon_node *v, const char *key,
-		     const char *example, void **out, size_t size, size_t *n,
-		     int (*one)(struct checker *, const struct zon_node *, void *))
+                     const char *example, void **out, size_t size, size_t *n,
+                     int (*one)(struct checker *, const struct zon_node *, void *))
 {
 	if (!is_list(v))
-		return bad(c, v->line, v->col, "'.%s' must be a list like .{ %s, ... }, found %s", key,
-			   example, zon_describe(v));
+		return bad(c, v->line, v->col, "'.%s' must be a list like .{ %s, ... }, found %s",
+		           key, example, zon_describe(v));
 	*out = xcalloc(v->nitems, size);
 	for (size_t i = 0; i < v->nitems; i++) {
 		const struct zon_node *e = &v->items[i];
 		if (e->kind != ZON_STRUCT || e->nitems == 0)
-			return bad(c, e->line, e->col, "expected %s in '.%s', found %s", example, key,
-				   zon_describe(e));
+			return bad(c, e->line, e->col, "expected %s in '.%s', found %s", example,
+			           key, zon_describe(e));
 		(*n)++;
 		if (one(c, e, (char *)*out + i * size) < 0)
 			return -1;
@@ -193,15 +197,15 @@ static int read_detect(struct checker *c, const struct zon_node *e, void *out)
 		return -1;
 	if (d->nmarkers == 0)
 		return bad(c, f[0]->line, f[0]->col,
-			   "'.markers' is empty; a detect rule needs at least one marker");
+		           "'.markers' is empty; a detect rule needs at least one marker");
 	return 0;
 }
 
 int config_from_tree(const struct zon_node *root, const char *filename, struct config *out,
-		     struct error *err)
+                     struct error *err)
 {
 	static const char *const keys[] = {"jailbreak", "default", "confirm", "links",
-					   "detect",    "allow",   "sockets", NULL};
+	                                   "detect",    "allow",   "sockets", NULL};
 	struct checker c = {.file = filename, .err = err};
 	const struct zon_node *f[7];
 	memset(out, 0, sizeof(*out));
@@ -218,15 +222,15 @@ int config_from_tree(const struct zon_node *root, const char *filename, struct c
 	if ((f[0] && read_strings(&c, f[0], "jailbreak", &out->jailbreak, &out->njailbreak) < 0) ||
 	    (f[1] && read_strings(&c, f[1], "default", &out->default_shells, &out->ndefault) < 0) ||
 	    (f[2] && read_strings(&c, f[2], "confirm", &out->confirm, &out->nconfirm) < 0) ||
-	    (f[3] && read_list(&c, f[3], "links", ".{ .dir = \"...\", .shells = .{ ... } }",
-			       (void **)&out->links, sizeof(*out->links), &out->nlinks,
-			       read_link) < 0) ||
+	    (f[3] &&
+	     read_list(&c, f[3], "links", ".{ .dir = \"...\", .shells = .{ ... } }",
+	               (void **)&out->links, sizeof(*out->links), &out->nlinks, read_link) < 0) ||
 	    (f[4] && read_list(&c, f[4], "detect", ".{ .markers = .{ ... }, .shells = .{ ... } }",
-			       (void **)&out->detect, sizeof(*out->detect), &out->ndetect,
-			       read_detect) < 0) ||
-	    (f[5] && read_list(&c, f[5], "allow", ".{ .bin = \"...\", .paths = .{ ... } }",
-			       (void **)&out->allow, sizeof(*out->allow), &out->nallow,
-			       read_allow) < 0) ||
+	                       (void **)&out->detect, sizeof(*out->detect), &out->ndetect,
+	                       read_detect) < 0) ||
+	    (f[5] &&
+	     read_list(&c, f[5], "allow", ".{ .bin = \"...\", .paths = .{ ... } }",
+	               (void **)&out->allow, sizeof(*out->allow), &out->nallow, read_allow) < 0) ||
 	    (f[6] && read_strings(&c, f[6], "sockets", &out->sockets, &out->nsockets) < 0))
 		goto out;
 	rc = 0;
@@ -237,7 +241,7 @@ out:
 }
 
 int config_parse(const char *buf, size_t len, const char *filename, struct config *out,
-		 struct error *err)
+                 struct error *err)
 {
 	struct zon_node *root;
 	struct zon_diag diag;
@@ -295,7 +299,7 @@ bool config_same_path(const char *a, const char *b, const char *home)
 }
 
 bool config_allow_applies(const struct config_allow *rule, const char *bin, const char *root,
-			  const char *home)
+                          const char *home)
 {
 	if (bin && strcmp(rule->bin, "*") != 0 && strcmp(rule->bin, bin) != 0)
 		return false;
@@ -315,7 +319,7 @@ bool config_allow_applies(const struct config_allow *rule, const char *bin, cons
 }
 
 size_t config_grants(const struct config *cfg, const char *bin, const char *root, const char *home,
-		     struct config_grant **out)
+                     struct config_grant **out)
 {
 	size_t n = 0, cap = 0;
 	*out = NULL;
@@ -329,11 +333,12 @@ size_t config_grants(const struct config *cfg, const char *bin, const char *root
 				*out = xrealloc_array(*out, cap, sizeof(**out));
 			}
 			(*out)[n++] = (struct config_grant){
-				.bin = a->bin,
-				.path = home ? path_expand_tilde(a->paths[j], home) : xstrdup(a->paths[j]),
-				.write = a->write,
-				.exec = a->exec,
-				.rule = a,
+			    .bin = a->bin,
+			    .path =
+			        home ? path_expand_tilde(a->paths[j], home) : xstrdup(a->paths[j]),
+			    .write = a->write,
+			    .exec = a->exec,
+			    .rule = a,
 			};
 		}
 	}
@@ -361,8 +366,8 @@ static void add_shells(const char ***v, size_t *n, char *const *shells, size_t c
 }
 
 enum config_shells_from config_detect_shells(const struct config *cfg, const char *dir,
-					     const char *home, config_marker_fn *exists, void *ctx,
-					     const char ***shells, size_t *n)
+                                             const char *home, config_marker_fn *exists, void *ctx,
+                                             const char ***shells, size_t *n)
 {
 	*shells = NULL;
 	*n = 0;

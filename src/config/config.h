@@ -13,7 +13,7 @@
 
 /* .allow = .{ .{ .bin = "cargo", .paths = .{ "~/.cargo" }, .write = true }, ... } */
 struct config_allow {
-	char *bin; /* a binary name, or "*" for every binary */
+	char *bin;    /* a binary name, or "*" for every binary */
 	char **paths; /* as written: "~" unexpanded */
 	size_t npaths;
 	bool write, exec;
@@ -61,11 +61,11 @@ struct config {
  * "<filename>:<line>:<col>: <message>" (and sometimes err->hint); *out is
  * then empty, so config_free is always safe. */
 int config_parse(const char *buf, size_t len, const char *filename, struct config *out,
-		 struct error *err);
+                 struct error *err);
 
 /* The schema check alone, for a tree from zon_parse (root may be NULL). */
 int config_from_tree(const struct zon_node *root, const char *filename, struct config *out,
-		     struct error *err);
+                     struct error *err);
 
 void config_free(struct config *cfg);
 
@@ -73,7 +73,7 @@ void config_free(struct config *cfg);
  * buffer. The file's bytes are handed back (NUL-terminated, caller frees)
  * when buf_out is not NULL, so that an edit works on exactly what was checked. */
 int config_load(const char *path, struct config *out, char **buf_out, size_t *len_out,
-		struct error *err);
+                struct error *err);
 
 /* Whether a and b name the same path once "~" is expanded against home
  * (NULL: no expansion) and both are normalized: "~/x" is "/home/you/x/". */
@@ -83,7 +83,7 @@ bool config_same_path(const char *a, const char *b, const char *home);
  * which unions every rule) in the project at root. A rule with dirs applies
  * only when root is one of them or lies beneath one ("~" expanded). */
 bool config_allow_applies(const struct config_allow *rule, const char *bin, const char *root,
-			  const char *home);
+                          const char *home);
 
 /* One path from a rule in force. */
 struct config_grant {
@@ -96,7 +96,7 @@ struct config_grant {
 /* Every path of every rule in force for bin at root, in file order. Returns
  * the count; free *out with config_grants_free. */
 size_t config_grants(const struct config *cfg, const char *bin, const char *root, const char *home,
-		     struct config_grant **out);
+                     struct config_grant **out);
 void config_grants_free(struct config_grant *grants, size_t n);
 
 /* Checks whether dir/marker exists; lets config_detect_shells stay pure. */
@@ -113,8 +113,8 @@ enum config_shells_from {
  * adds its shells, in file order, each name once. *shells (free the array,
  * not the strings, which belong to cfg) is NULL when *n is 0. */
 enum config_shells_from config_detect_shells(const struct config *cfg, const char *dir,
-					     const char *home, config_marker_fn *exists, void *ctx,
-					     const char ***shells, size_t *n);
+                                             const char *home, config_marker_fn *exists, void *ctx,
+                                             const char ***shells, size_t *n);
 
 /* Whether bin must ask before starting: listed in .confirm, or "*" is. */
 bool config_confirms(const struct config *cfg, const char *bin);
@@ -138,22 +138,22 @@ bool config_jailbreaks(const struct config *cfg, const char *name);
  * this one up to a new rule, so they are not widened with it). Returns 0
  * when the grant is already in force. */
 int config_edit_allow(const char *buf, size_t len, const char *filename, const char *home,
-		      const char *bin, const char *path, bool write, bool exec, struct strbuf *out,
-		      struct error *err);
+                      const char *bin, const char *path, bool write, bool exec, struct strbuf *out,
+                      struct error *err);
 
 /* Remove path from bin's unscoped rules, and a rule whose last path it was.
  * Returns 0 when no such grant exists. */
 int config_edit_unallow(const char *buf, size_t len, const char *filename, const char *home,
-			const char *bin, const char *path, struct strbuf *out, struct error *err);
+                        const char *bin, const char *path, struct strbuf *out, struct error *err);
 
 /* Point dir at shells, replacing an earlier links entry for dir (and dropping
  * any duplicates of it). Returns 0 when that exact entry is already there. */
 int config_edit_link(const char *buf, size_t len, const char *filename, const char *home,
-		     const char *dir, const char *const *shells, size_t nshells, struct strbuf *out,
-		     struct error *err);
+                     const char *dir, const char *const *shells, size_t nshells, struct strbuf *out,
+                     struct error *err);
 
 /* Remove every links entry for dir. Returns 0 when there is none. */
 int config_edit_unlink(const char *buf, size_t len, const char *filename, const char *home,
-		       const char *dir, struct strbuf *out, struct error *err);
+                       const char *dir, struct strbuf *out, struct error *err);
 
 #endif

@@ -144,8 +144,7 @@ static void detect_style(struct doc *d, const char *buf, size_t len)
 	}
 }
 
-static int doc_load(struct doc *d, const struct strbuf *sb, const char *filename,
-		    struct error *err)
+static int doc_load(struct doc *d, const struct strbuf *sb, const char *filename, struct error *err)
 {
 	const char *buf = sb_str(sb);
 	struct zon_diag diag;
@@ -170,7 +169,7 @@ static void doc_free(struct doc *d)
 }
 
 static int session_start(struct session *s, const char *buf, size_t len, const char *filename,
-			 const char *home, struct error *err)
+                         const char *home, struct error *err)
 {
 	memset(s, 0, sizeof(*s));
 	s->filename = filename;
@@ -204,7 +203,7 @@ static int session_apply(struct session *s, struct edit *e)
 		char why[sizeof(s->err->msg)];
 		memcpy(why, s->err->msg, sizeof(why));
 		return error_set(s->err, "internal error: editing %s would leave it unreadable: %s",
-				 s->filename, why);
+		                 s->filename, why);
 	}
 	return 0;
 }
@@ -233,7 +232,7 @@ struct layout {
  * when c closes on a line of its own; else after the last item on its line.
  * expand turns an empty inline ".{}" into a multiline one. */
 static void layout_for(const struct session *s, const struct zon_node *c, bool expand,
-		       struct layout *l)
+                       struct layout *l)
 {
 	const char *buf = s->cur.buf;
 	size_t rb = c->end - 1;
@@ -252,8 +251,8 @@ static void layout_for(const struct session *s, const struct zon_node *c, bool e
 	free(base);
 }
 
-static void append_item(const struct session *s, const struct zon_node *c,
-			const struct layout *l, const char *text, struct edit *e)
+static void append_item(const struct session *s, const struct zon_node *c, const struct layout *l,
+                        const char *text, struct edit *e)
 {
 	const char *buf = s->cur.buf, *nl = s->d.nl;
 	size_t len = s->cur.len, rb = c->end - 1;
@@ -266,7 +265,8 @@ static void append_item(const struct session *s, const struct zon_node *c,
 			edit_add(e, ls, ls, xasprintf("%s%s,%s", l->indent, text, nl));
 		} else {
 			char *base = indent_of_line(buf, c->start);
-			edit_add(e, lb + 1, rb, xasprintf("%s%s%s,%s%s", nl, l->indent, text, nl, base));
+			edit_add(e, lb + 1, rb,
+			         xasprintf("%s%s%s,%s%s", nl, l->indent, text, nl, base));
 			free(base);
 		}
 		return;
@@ -287,15 +287,16 @@ static void append_item(const struct session *s, const struct zon_node *c,
 	if (eol == NONE)
 		abort(); /* c closes on a later line, so only blanks and comments follow */
 	if (last->comma == NONE && runs_to_eol)
-		edit_add(e, eol, eol, xasprintf("%s%s,%s%s%s,", nl, l->indent, nl, l->indent, text));
+		edit_add(e, eol, eol,
+		         xasprintf("%s%s,%s%s%s,", nl, l->indent, nl, l->indent, text));
 	else if (last->comma == NONE)
 		edit_add(e, last->end, last->end, xstrdup(","));
 	if (last->comma != NONE || !runs_to_eol)
 		edit_add(e, eol, eol, xasprintf("%s%s%s,", nl, l->indent, text));
 }
 
-static void append(const struct session *s, const struct zon_node *c, bool expand,
-		   const char *text, struct edit *e)
+static void append(const struct session *s, const struct zon_node *c, bool expand, const char *text,
+                   struct edit *e)
 {
 	struct layout l;
 	layout_for(s, c, expand, &l);
@@ -305,8 +306,7 @@ static void append(const struct session *s, const struct zon_node *c, bool expan
 
 /* Remove item i of c: its whole line when it has the line to itself (with
  * a comment trailing it there), else just the item and one comma. */
-static void remove_item(const struct session *s, const struct zon_node *c, size_t i,
-			struct edit *e)
+static void remove_item(const struct session *s, const struct zon_node *c, size_t i, struct edit *e)
 {
 	const char *buf = s->cur.buf;
 	size_t len = s->cur.len;
@@ -316,7 +316,8 @@ static void remove_item(const struct session *s, const struct zon_node *c, size_
 	if (only_space_before(buf, a)) {
 		size_t eol = end_of_line_after(buf, len, after);
 		if (eol != NONE) {
-			edit_add(e, line_start(buf, a), skip_line_break(buf, len, eol), xstrdup(""));
+			edit_add(e, line_start(buf, a), skip_line_break(buf, len, eol),
+			         xstrdup(""));
 			return;
 		}
 	}
@@ -351,8 +352,8 @@ static int add_to_list(struct session *s, const char *key, const char *entry)
 		size_t len = s->cur.len;
 		bool needs_nl = len && buf[len - 1] != '\n';
 		edit_add(&e, len, len,
-			 xasprintf("%s.{%s%s.%s = .{%s%s%s%s,%s%s},%s}%s", needs_nl ? nl : "", nl, u,
-				   key, nl, u, u, entry, nl, u, nl, nl));
+		         xasprintf("%s.{%s%s.%s = .{%s%s%s%s,%s%s},%s}%s", needs_nl ? nl : "", nl,
+		                   u, key, nl, u, u, entry, nl, u, nl, nl));
 		return session_apply(s, &e);
 	}
 	const struct zon_node *list = zon_field(s->d.root, key);
@@ -363,8 +364,8 @@ static int add_to_list(struct session *s, const char *key, const char *entry)
 	struct layout l;
 	layout_for(s, s->d.root, true, &l);
 	char *field = l.multiline ? xasprintf(".%s = .{%s%s%s%s,%s%s}", key, nl, l.indent, u, entry,
-					      nl, l.indent)
-				  : xasprintf(".%s = .{ %s }", key, entry);
+	                                      nl, l.indent)
+	                          : xasprintf(".%s = .{ %s }", key, entry);
 	append_item(s, s->d.root, &l, field, &e);
 	free(field);
 	free(l.indent);
@@ -507,7 +508,7 @@ static int edit_unallow(struct session *s, const char *bin, const char *path)
 		if (i == cfg->nallow)
 			return 0;
 		int rc = hits == cfg->allow[i].npaths ? remove_from_list(s, "allow", i)
-						      : remove_path(s, i, path);
+		                                      : remove_path(s, i, path);
 		if (rc < 0)
 			return -1;
 	}
@@ -551,7 +552,7 @@ static int edit_link(struct session *s, const char *dir, const char *const *shel
 	if (!same_shells(&s->d.cfg.links[first], shells, n)) {
 		/* Only the shells change; the dir stays as the user wrote it. */
 		const struct zon_node *f =
-			zon_field(&zon_field(s->d.root, "links")->items[first], "shells");
+		    zon_field(&zon_field(s->d.root, "links")->items[first], "shells");
 		struct edit e = {0};
 		add_strings(&text, shells, n);
 		edit_add(&e, f->start, f->end, sb_detach(&text));
@@ -571,8 +572,8 @@ static int edit_unlink(struct session *s, const char *dir)
 }
 
 int config_edit_allow(const char *buf, size_t len, const char *filename, const char *home,
-		      const char *bin, const char *path, bool write, bool exec, struct strbuf *out,
-		      struct error *err)
+                      const char *bin, const char *path, bool write, bool exec, struct strbuf *out,
+                      struct error *err)
 {
 	struct session s;
 	sb_release(out);
@@ -584,7 +585,7 @@ int config_edit_allow(const char *buf, size_t len, const char *filename, const c
 }
 
 int config_edit_unallow(const char *buf, size_t len, const char *filename, const char *home,
-			const char *bin, const char *path, struct strbuf *out, struct error *err)
+                        const char *bin, const char *path, struct strbuf *out, struct error *err)
 {
 	struct session s;
 	sb_release(out);
@@ -594,8 +595,8 @@ int config_edit_unallow(const char *buf, size_t len, const char *filename, const
 }
 
 int config_edit_link(const char *buf, size_t len, const char *filename, const char *home,
-		     const char *dir, const char *const *shells, size_t nshells, struct strbuf *out,
-		     struct error *err)
+                     const char *dir, const char *const *shells, size_t nshells, struct strbuf *out,
+                     struct error *err)
 {
 	struct session s;
 	sb_release(out);
@@ -610,7 +611,7 @@ int config_edit_link(const char *buf, size_t len, const char *filename, const ch
 }
 
 int config_edit_unlink(const char *buf, size_t len, const char *filename, const char *home,
-		       const char *dir, struct strbuf *out, struct error *err)
+                       const char *dir, struct strbuf *out, struct error *err)
 {
 	struct session s;
 	sb_release(out);

@@ -7,7 +7,7 @@
 #include "config/config.h"
 
 int config_load(const char *path, struct config *out, char **buf_out, size_t *len_out,
-		struct error *err)
+                struct error *err)
 {
 	char *buf = NULL;
 	size_t len = 0;

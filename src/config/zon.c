@@ -65,7 +65,7 @@ static void position_of(const char *buf, size_t offset, int *line, int *col)
 }
 
 __attribute__((format(printf, 3, 4))) static int fail(struct parser *p, size_t offset,
-						       const char *fmt, ...)
+                                                      const char *fmt, ...)
 {
 	if (p->failed)
 		return -1;
@@ -106,6 +106,16 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return need;
+}
+
+/* The code point of a well-formed UTF-8 sequence of n bytes. */
+static uint32_t utf8_decode(const unsigned char *s, size_t n)
+{
+	static const unsigned char lead_bits[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	uint32_t cp = s[0] & lead_bits[n];
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return cp;
 }
 
 bool zon_utf8_valid(const char *buf, size_t len)
@@ -154,7 +164,10 @@ static bool is_ident_start(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+static bool is_ident_char(char c)
+{
+	return is_ident_start(c) || (c >= '0' && c <= '9');
+}
 
 /* One escape sequence at *pos (the backslash); decoded into out when given. */
 static int scan_escape(struct parser *p, size_t *pos, struct strbuf *out, uint32_t *cp)
@@ -212,7 +225,7 @@ static int scan_escape(struct parser *p, size_t *pos, struct strbuf *out, uint32
 
 /* One character of a quoted literal at *pos: an escape or a UTF-8 sequence. */
 static int scan_char(struct parser *p, size_t *pos, struct strbuf *out, uint32_t *cp,
-		     const char *what)
+                     const char *what)
 {
 	size_t at = *pos;
 	unsigned char c = (unsigned char)p->buf[at];
@@ -221,8 +234,8 @@ static int scan_char(struct parser *p, size_t *pos, struct strbuf *out, uint32_t
 	if (c == '\n')
 		return fail(p, at, "unterminated %s", what);
 	if (c < 0x20 || c == 0x7f)
-		return fail(p, at, "control character 0x%02x in %s (use an escape such as '\\t')", c,
-			    what);
+		return fail(p, at, "control character 0x%02x in %s (use an escape such as '\\t')",
+		            c, what);
 	size_t n = utf8_seq((const unsigned char *)p->buf + at, p->len - at);
 	if (!n)
 		return fail(p, at, "invalid UTF-8 in %s", what);
@@ -262,16 +275,8 @@ static int scan_char_literal(struct parser *p, size_t at, struct token *t)
 	} else {
 		struct strbuf one = STRBUF_INIT;
 		int rc = scan_char(p, &i, &one, &cp, "character literal");
-		if (rc == 0) {
-			/* Decode the single UTF-8 sequence to its code point. */
-			const unsigned char *s = (const unsigned char *)one.buf;
-			cp = one.len == 1 ? s[0]
-			     : one.len == 2 ? (uint32_t)(s[0] & 0x1f) << 6 | (s[1] & 0x3f)
-			     : one.len == 3 ? (uint32_t)(s[0] & 0x0f) << 12 | (uint32_t)(s[1] & 0x3f) << 6 |
-						  (s[2] & 0x3f)
-					    : (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3f) << 12 |
-						  (uint32_t)(s[2] & 0x3f) << 6 | (s[3] & 0x3f);
-		}
+		if (rc == 0)
+			cp = utf8_decode((const unsigned char *)one.buf, one.len);
 		sb_release(&one);
 		if (rc < 0)
 			return -1;
@@ -288,7 +293,8 @@ static int scan_int(struct parser *p, size_t at, struct token *t)
 	const char *b = p->buf;
 	size_t i = at;
 	unsigned base = 10;
-	if (b[i] == '0' && i + 1 < p->len && (b[i + 1] == 'x' || b[i + 1] == 'o' || b[i + 1] == 'b')) {
+	if (b[i] == '0' && i + 1 < p->len &&
+	    (b[i + 1] == 'x' || b[i + 1] == 'o' || b[i + 1] == 'b')) {
 		base = b[i + 1] == 'x' ? 16 : b[i + 1] == 'o' ? 8 : 2;
 		i += 2;
 	}
@@ -300,7 +306,7 @@ static int scan_int(struct parser *p, size_t at, struct token *t)
 		int d = hex_value(c);
 		if (c == '_') {
 			bool next_digit = i + 1 < p->len && hex_value(b[i + 1]) >= 0 &&
-					  (unsigned)hex_value(b[i + 1]) < base;
+			                  (unsigned)hex_value(b[i + 1]) < base;
 			if (!digits || !next_digit)
 				return fail(p, i, "misplaced '_' in integer");
 			continue;
@@ -445,7 +451,7 @@ static void lex(struct parser *p, struct lexer *lx, struct token *t)
 		} else if (c > 0x20 && c < 0x7f) {
 			rc = fail(p, at, "unexpected character '%c'", c);
 		} else if ((unsigned char)c >= 0x80 &&
-			   utf8_seq((const unsigned char *)b + at, p->len - at)) {
+		           utf8_seq((const unsigned char *)b + at, p->len - at)) {
 			rc = fail(p, at, "unexpected non-ASCII character outside a string");
 		} else if ((unsigned char)c >= 0x80) {
 			rc = fail(p, at, "invalid UTF-8");
@@ -459,7 +465,10 @@ static void lex(struct parser *p, struct lexer *lx, struct token *t)
 	lx->pos = t->end;
 }
 
-static void advance(struct parser *p) { lex(p, &p->lx, &p->tok); }
+static void advance(struct parser *p)
+{
+	lex(p, &p->lx, &p->tok);
+}
 
 /* The kinds of the two tokens after the current one. */
 static void peek2(struct parser *p, enum tok *k1, enum tok *k2)
@@ -473,7 +482,7 @@ static void peek2(struct parser *p, enum tok *k1, enum tok *k2)
 }
 
 static const char *describe_tok(const struct parser *p, const struct token *t, char *buf,
-				size_t size)
+                                size_t size)
 {
 	switch (t->kind) {
 	case T_EOF: return "end of file";
@@ -485,7 +494,8 @@ static const char *describe_tok(const struct parser *p, const struct token *t, c
 	case T_MINUS: return "'-'";
 	case T_IDENT: {
 		int n = (int)(t->end - t->start);
-		snprintf(buf, size, "'%.*s%s'", n > 40 ? 40 : n, p->buf + t->start, n > 40 ? "..." : "");
+		snprintf(buf, size, "'%.*s%s'", n > 40 ? 40 : n, p->buf + t->start,
+		         n > 40 ? "..." : "");
 		return buf;
 	}
 	case T_AT_STRING: return "a quoted name";
@@ -507,7 +517,8 @@ static char *token_name(struct parser *p, const struct token *t)
 	size_t end;
 	scan_string(p, t->start + 1, &sb, &end);
 	if (sb.len == 0 || memchr(sb.buf, '\0', sb.len)) {
-		fail(p, t->start, sb.len ? "a name cannot contain a NUL byte" : "a name cannot be empty");
+		fail(p, t->start,
+		     sb.len ? "a name cannot contain a NUL byte" : "a name cannot be empty");
 		sb_release(&sb);
 		return NULL;
 	}
@@ -556,7 +567,7 @@ static int parse_container(struct parser *p, struct zon_node *node, int depth)
 			return -1;
 		if (p->tok.kind == T_EOF)
 			return fail(p, p->tok.start, "end of file inside the '.{' opened at %d:%d",
-				    node->line, node->col);
+			            node->line, node->col);
 		enum tok k1 = T_EOF, k2 = T_EOF;
 		if (p->tok.kind == T_DOT)
 			peek2(p, &k1, &k2);
@@ -573,16 +584,18 @@ static int parse_container(struct parser *p, struct zon_node *node, int depth)
 				struct token t;
 				lex(p, &copy, &t);
 				lex(p, &copy, &t);
-				return fail(p, t.start, "expected '=' after the field name, found %s",
-					    describe_tok(p, &t, desc, sizeof(desc)));
+				return fail(p, t.start,
+				            "expected '=' after the field name, found %s",
+				            describe_tok(p, &t, desc, sizeof(desc)));
 			}
 			return fail(p, p->tok.start, "expected a field '.name = value', found %s",
-				    describe_tok(p, &p->tok, desc, sizeof(desc)));
+			            describe_tok(p, &p->tok, desc, sizeof(desc)));
 		}
 		if (mode == VALUES && is_field)
-			return fail(p, p->tok.start,
-				    "a field '.name = value' among plain values; a '.{ }' holds one or "
-				    "the other");
+			return fail(
+			    p, p->tok.start,
+			    "a field '.name = value' among plain values; a '.{ }' holds one or "
+			    "the other");
 		struct zon_node *item = new_item(node, &cap);
 		if (is_field && parse_field_name(p, item) < 0)
 			return -1;
@@ -595,10 +608,10 @@ static int parse_container(struct parser *p, struct zon_node *node, int depth)
 			advance(p);
 		} else if (p->tok.kind == T_EOF) {
 			return fail(p, p->tok.start, "end of file inside the '.{' opened at %d:%d",
-				    node->line, node->col);
+			            node->line, node->col);
 		} else if (p->tok.kind != T_RBRACE) {
 			return fail(p, p->tok.start, "expected ',' or '}' after an item, found %s",
-				    describe_tok(p, &p->tok, desc, sizeof(desc)));
+			            describe_tok(p, &p->tok, desc, sizeof(desc)));
 		}
 	}
 	node->kind = mode == VALUES ? ZON_TUPLE : ZON_STRUCT;
@@ -639,7 +652,7 @@ static int parse_int(struct parser *p, struct zon_node *node)
 		advance(p);
 		if (p->tok.kind != T_INT)
 			return fail(p, p->tok.start, "expected an integer after '-', found %s",
-				    describe_tok(p, &p->tok, desc, sizeof(desc)));
+			            describe_tok(p, &p->tok, desc, sizeof(desc)));
 	}
 	uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	if (p->tok.overflow || p->tok.u > limit)
@@ -672,13 +685,11 @@ static int parse_value(struct parser *p, struct zon_node *node, int depth)
 			return p->failed ? -1 : 0;
 		}
 		return fail(p, p->tok.start, "expected '{' or a name after '.', found %s",
-			    describe_tok(p, &p->tok, desc, sizeof(desc)));
+		            describe_tok(p, &p->tok, desc, sizeof(desc)));
 	case T_STRING:
-	case T_MLSTRING:
-		return parse_string(p, node);
+	case T_MLSTRING: return parse_string(p, node);
 	case T_INT:
-	case T_MINUS:
-		return parse_int(p, node);
+	case T_MINUS: return parse_int(p, node);
 	case T_CHAR:
 		node->kind = ZON_INT;
 		node->ival = (long long)p->tok.u;
@@ -697,18 +708,18 @@ static int parse_value(struct parser *p, struct zon_node *node, int depth)
 			node->kind = ZON_NULL;
 		} else {
 			int shown = n > 40 ? 40 : (int)n;
-			return fail(p, p->tok.start,
-				    "expected a value, found '%.*s' (strings need double quotes: \"%.*s\")",
-				    shown, s, shown, s);
+			return fail(
+			    p, p->tok.start,
+			    "expected a value, found '%.*s' (strings need double quotes: \"%.*s\")",
+			    shown, s, shown, s);
 		}
 		advance(p);
 		return p->failed ? -1 : 0;
 	}
-	case T_ERROR:
-		return -1;
+	case T_ERROR: return -1;
 	default:
 		return fail(p, p->tok.start, "expected a value, found %s",
-			    describe_tok(p, &p->tok, desc, sizeof(desc)));
+		            describe_tok(p, &p->tok, desc, sizeof(desc)));
 	}
 }
 

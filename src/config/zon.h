@@ -10,7 +10,7 @@
 
 #include "base/strbuf.h"
 
-#define ZON_MAX_SIZE (1024 * 1024)
+#define ZON_MAX_SIZE  (1024 * 1024)
 #define ZON_MAX_DEPTH 64
 /* zon_node.comma when no comma follows an item. */
 #define ZON_NONE ((size_t)-1)

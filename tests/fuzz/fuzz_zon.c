@@ -22,8 +22,9 @@ static void require(bool ok, const char *what)
 
 static void check_spans(const struct zon_node *n, size_t lo, size_t hi)
 {
-	require(lo <= n->item_start && n->item_start <= n->start && n->start < n->end && n->end <= hi,
-		"node spans nest");
+	require(lo <= n->item_start && n->item_start <= n->start && n->start < n->end &&
+	            n->end <= hi,
+	        "node spans nest");
 	require(n->line >= 1 && n->col >= 1, "node positions are 1-based");
 	require(n->comma == ZON_NONE || (n->comma >= n->end && n->comma < hi), "comma after item");
 	for (size_t i = 0; i < n->nitems; i++) {
@@ -53,7 +54,7 @@ static char *scoped_rules(const struct config *cfg)
 
 /* Whether an unscoped rule for bin holds path, and the union of its rights. */
 static bool unscoped_grant(const struct config *cfg, const char *bin, const char *path, bool *write,
-			   bool *exec)
+                           bool *exec)
 {
 	bool found = false;
 	*write = *exec = false;
@@ -74,14 +75,14 @@ static bool unscoped_grant(const struct config *cfg, const char *bin, const char
 
 /* Check what an edit left behind and parse it into *after. */
 static void check_result(const char *before, size_t len, int rc, const struct strbuf *out,
-			 const struct config *cfg, struct config *after)
+                         const struct config *cfg, struct config *after)
 {
 	struct error err;
 	require(rc >= 0, "an edit of a valid file succeeds");
 	require(rc == 1 || (out->len == len && memcmp(out->buf, before, len) == 0),
-		"no change means the same bytes");
+	        "no change means the same bytes");
 	require(config_parse(out->buf, out->len, "fuzz.zon", after, &err) == 0,
-		"an edited file parses");
+	        "an edited file parses");
 	char *was = scoped_rules(cfg), *now = scoped_rules(after);
 	require(strcmp(was, now) == 0, "dirs-scoped rules are left alone");
 	free(was);
@@ -89,7 +90,7 @@ static void check_result(const char *before, size_t len, int rc, const struct st
 }
 
 static void fuzz_allow(const char *buf, size_t len, const struct config *cfg, const char *bin,
-		       const char *path, bool write, bool exec)
+                       const char *path, bool write, bool exec)
 {
 	struct strbuf out = STRBUF_INIT, again = STRBUF_INIT;
 	struct config after;
@@ -98,7 +99,7 @@ static void fuzz_allow(const char *buf, size_t len, const struct config *cfg, co
 	check_result(buf, len, rc, &out, cfg, &after);
 	bool w, x;
 	require(unscoped_grant(&after, bin, path, &w, &x) && (w || !write) && (x || !exec),
-		"the grant is in force");
+	        "the grant is in force");
 	/* Nothing that was granted loses rights, this path or any other. */
 	for (size_t i = 0; i < cfg->nallow && i < 16; i++) {
 		const struct config_allow *a = &cfg->allow[i];
@@ -107,8 +108,8 @@ static void fuzz_allow(const char *buf, size_t len, const struct config *cfg, co
 			if (a->ndirs || !unscoped_grant(cfg, a->bin, a->paths[j], &w0, &x0))
 				continue;
 			require(unscoped_grant(&after, a->bin, a->paths[j], &w, &x) && (w || !w0) &&
-					(x || !x0),
-				"a grant is never narrowed");
+			            (x || !x0),
+			        "a grant is never narrowed");
 		}
 	}
 	rc = config_edit_unallow(out.buf, out.len, "fuzz.zon", HOME, bin, path, &again, &err);
@@ -133,8 +134,9 @@ static void fuzz_link(const char *buf, size_t len, const struct config *cfg, con
 	for (size_t i = 0; i < after.nlinks; i++) {
 		if (config_same_path(after.links[i].dir, dir, HOME)) {
 			n++;
-			require(after.links[i].nshells == 2 && !strcmp(after.links[i].shells[1], "rust"),
-				"the link points at the new shells");
+			require(after.links[i].nshells == 2 &&
+			            !strcmp(after.links[i].shells[1], "rust"),
+			        "the link points at the new shells");
 		}
 	}
 	require(n == 1, "exactly one link for the dir");
@@ -143,7 +145,8 @@ static void fuzz_link(const char *buf, size_t len, const struct config *cfg, con
 	require(rc == 1, "unlink finds what link added");
 	check_result(out.buf, out.len, rc, &again, cfg, &after);
 	for (size_t i = 0; i < after.nlinks; i++)
-		require(!config_same_path(after.links[i].dir, dir, HOME), "unlink removes the link");
+		require(!config_same_path(after.links[i].dir, dir, HOME),
+		        "unlink removes the link");
 	config_free(&after);
 	sb_release(&out);
 	sb_release(&again);
@@ -162,8 +165,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		zon_free(root);
 	} else {
 		require(root == NULL && diag.line >= 1 && diag.col >= 1 && diag.msg[0] &&
-				diag.offset <= size,
-			"a parse error has a position and a message");
+		            diag.offset <= size,
+		        "a parse error has a position and a message");
 	}
 
 	struct config cfg;

@@ -21,19 +21,20 @@ static void test_seed_example(void)
 	size_t len;
 	struct error err = {0};
 	struct config cfg;
-	if (!CHECK(fs_read_file("tests/unit/golden/config/seed.zon", 1 << 20, &buf, &len, &err) == 0,
-		   "read the seed's example"))
+	if (!CHECK(fs_read_file("tests/unit/golden/config/seed.zon", 1 << 20, &buf, &len, &err) ==
+	               0,
+	           "read the seed's example"))
 		return;
 	CHECK(config_parse(buf, len, "seed.zon", &cfg, &err) == 0, "the seed's example is valid");
 	CHECK(cfg.njailbreak == 1 && !strcmp(cfg.jailbreak[0], "git"), "jailbreak");
 	CHECK(cfg.ndefault == 2 && !strcmp(cfg.default_shells[1], "jq"), "default");
 	CHECK(cfg.nconfirm == 1 && !strcmp(cfg.confirm[0], "npm"), "confirm");
 	CHECK(cfg.nlinks == 2 && !strcmp(cfg.links[1].dir, "/Users/you/git/project-b") &&
-		      cfg.links[1].nshells == 2 && !strcmp(cfg.links[1].shells[1], "go") &&
-		      cfg.links[1].line == 7 && cfg.links[1].col == 9,
+	          cfg.links[1].nshells == 2 && !strcmp(cfg.links[1].shells[1], "go") &&
+	          cfg.links[1].line == 7 && cfg.links[1].col == 9,
 	      "links, with positions");
 	CHECK(cfg.ndetect == 3 && !strcmp(cfg.detect[2].markers[0], "build.zig.zon") &&
-		      !strcmp(cfg.detect[2].shells[0], "zig"),
+	          !strcmp(cfg.detect[2].shells[0], "zig"),
 	      "detect");
 	CHECK(cfg.nallow == 0 && cfg.nsockets == 0, "no allow, no sockets");
 	config_free(&cfg);
@@ -42,24 +43,25 @@ static void test_seed_example(void)
 
 static void test_allow_rules(void)
 {
-	const char *text = ".{\n"
-			   "    .allow = .{\n"
-			   "        .{ .bin = \"git\", .paths = .{ \"~/.gitconfig\" } },\n"
-			   "        .{ .bin = \"cargo\", .paths = .{ \"~/.cargo\" }, .write = true },\n"
-			   "        .{ .bin = \"cargo\", .paths = .{ \"~/w\" }, .write = true, .exec = "
-			   "true, .dirs = .{ \"~/work\", \"/srv/x\" } },\n"
-			   "        .{ .bin = \"*\", .paths = .{ \"~/.config/nvim\", \"/opt/x\" }, .dirs = "
-			   ".{} },\n"
-			   "    },\n"
-			   "    .sockets = .{ \"/run/user/1000/bus\" },\n"
-			   "}\n";
+	const char *text =
+	    ".{\n"
+	    "    .allow = .{\n"
+	    "        .{ .bin = \"git\", .paths = .{ \"~/.gitconfig\" } },\n"
+	    "        .{ .bin = \"cargo\", .paths = .{ \"~/.cargo\" }, .write = true },\n"
+	    "        .{ .bin = \"cargo\", .paths = .{ \"~/w\" }, .write = true, .exec = "
+	    "true, .dirs = .{ \"~/work\", \"/srv/x\" } },\n"
+	    "        .{ .bin = \"*\", .paths = .{ \"~/.config/nvim\", \"/opt/x\" }, .dirs = "
+	    ".{} },\n"
+	    "    },\n"
+	    "    .sockets = .{ \"/run/user/1000/bus\" },\n"
+	    "}\n";
 	struct config cfg;
 	struct error err = {0};
 	if (!CHECK(parse(text, &cfg, &err) == 0, "allow rules parse"))
 		return printf("# %s\n", err.msg), (void)0;
-	CHECK(cfg.nallow == 4 && cfg.allow[2].write && cfg.allow[2].exec && cfg.allow[2].ndirs == 2 &&
-		      !cfg.allow[0].write && !cfg.allow[0].exec && cfg.allow[2].line == 5 &&
-		      cfg.allow[2].col == 9,
+	CHECK(cfg.nallow == 4 && cfg.allow[2].write && cfg.allow[2].exec &&
+	          cfg.allow[2].ndirs == 2 && !cfg.allow[0].write && !cfg.allow[0].exec &&
+	          cfg.allow[2].line == 5 && cfg.allow[2].col == 9,
 	      "fields and defaults");
 	CHECK(cfg.nsockets == 1 && !strcmp(cfg.sockets[0], "/run/user/1000/bus"), "sockets");
 
@@ -67,23 +69,25 @@ static void test_allow_rules(void)
 		const char *bin, *root;
 		const char *want; /* path:flags;... */
 	} cases[] = {
-		{"git", "/home/you/src/p", "/home/you/.gitconfig:r;/home/you/.config/nvim:r;/opt/x:r;"},
-		{"cargo", "/home/you/src/p",
-		 "/home/you/.cargo:w;/home/you/.config/nvim:r;/opt/x:r;"},
-		/* a dirs rule applies in one of its dirs, or beneath one */
-		{"cargo", "/home/you/work",
-		 "/home/you/.cargo:w;/home/you/w:wx;/home/you/.config/nvim:r;/opt/x:r;"},
-		{"cargo", "/home/you/work/deep/er",
-		 "/home/you/.cargo:w;/home/you/w:wx;/home/you/.config/nvim:r;/opt/x:r;"},
-		{"cargo", "/srv/x/", "/home/you/.cargo:w;/home/you/w:wx;/home/you/.config/nvim:r;/opt/x:r;"},
-		{"cargo", "/home/you/workshop", "/home/you/.cargo:w;/home/you/.config/nvim:r;/opt/x:r;"},
-		{"cargo", NULL, "/home/you/.cargo:w;/home/you/.config/nvim:r;/opt/x:r;"},
-		{"zig", "/p", "/home/you/.config/nvim:r;/opt/x:r;"},
-		/* a session (no binary) unions every rule in force */
-		{NULL, "/home/you/src/p",
-		 "/home/you/.gitconfig:r;/home/you/.cargo:w;/home/you/.config/nvim:r;/opt/x:r;"},
-		{NULL, "/home/you/work/a", "/home/you/.gitconfig:r;/home/you/.cargo:w;/home/you/w:wx;"
-					   "/home/you/.config/nvim:r;/opt/x:r;"},
+	    {"git", "/home/you/src/p", "/home/you/.gitconfig:r;/home/you/.config/nvim:r;/opt/x:r;"},
+	    {"cargo", "/home/you/src/p", "/home/you/.cargo:w;/home/you/.config/nvim:r;/opt/x:r;"},
+	    /* a dirs rule applies in one of its dirs, or beneath one */
+	    {"cargo", "/home/you/work",
+	     "/home/you/.cargo:w;/home/you/w:wx;/home/you/.config/nvim:r;/opt/x:r;"},
+	    {"cargo", "/home/you/work/deep/er",
+	     "/home/you/.cargo:w;/home/you/w:wx;/home/you/.config/nvim:r;/opt/x:r;"},
+	    {"cargo", "/srv/x/",
+	     "/home/you/.cargo:w;/home/you/w:wx;/home/you/.config/nvim:r;/opt/x:r;"},
+	    {"cargo", "/home/you/workshop",
+	     "/home/you/.cargo:w;/home/you/.config/nvim:r;/opt/x:r;"},
+	    {"cargo", NULL, "/home/you/.cargo:w;/home/you/.config/nvim:r;/opt/x:r;"},
+	    {"zig", "/p", "/home/you/.config/nvim:r;/opt/x:r;"},
+	    /* a session (no binary) unions every rule in force */
+	    {NULL, "/home/you/src/p",
+	     "/home/you/.gitconfig:r;/home/you/.cargo:w;/home/you/.config/nvim:r;/opt/x:r;"},
+	    {NULL, "/home/you/work/a",
+	     "/home/you/.gitconfig:r;/home/you/.cargo:w;/home/you/w:wx;"
+	     "/home/you/.config/nvim:r;/opt/x:r;"},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		struct config_grant *g;
@@ -91,9 +95,10 @@ static void test_allow_rules(void)
 		struct strbuf sb = STRBUF_INIT;
 		for (size_t j = 0; j < n; j++)
 			sb_addf(&sb, "%s:%s%s;", g[j].path, g[j].write ? "w" : "",
-				g[j].exec ? "x" : (g[j].write ? "" : "r"));
-		char *name = xasprintf("grants for %s in %s", cases[i].bin ? cases[i].bin : "a session",
-				       cases[i].root ? cases[i].root : "no root");
+			        g[j].exec ? "x" : (g[j].write ? "" : "r"));
+		char *name =
+		    xasprintf("grants for %s in %s", cases[i].bin ? cases[i].bin : "a session",
+		              cases[i].root ? cases[i].root : "no root");
 		CHECK_STR(sb_str(&sb), cases[i].want, name);
 		free(name);
 		sb_release(&sb);
@@ -102,7 +107,7 @@ static void test_allow_rules(void)
 	struct config_grant *g;
 	size_t n = config_grants(&cfg, "git", "/p", NULL, &g);
 	CHECK(n == 3 && !strcmp(g[0].path, "~/.gitconfig") && g[0].rule == &cfg.allow[0] &&
-		      !strcmp(g[0].bin, "git"),
+	          !strcmp(g[0].bin, "git"),
 	      "without a home, paths stay as written");
 	config_grants_free(g, n);
 	config_free(&cfg);
@@ -112,8 +117,8 @@ static bool fake_exists(const char *dir, const char *marker, void *ctx)
 {
 	(void)ctx;
 	static const char *const present[] = {"/p/rust/Cargo.toml", "/p/both/Cargo.toml",
-					      "/p/both/go.mod",     "/p/both/flake.nix",
-					      "/p/linked/Cargo.toml"};
+	                                      "/p/both/go.mod", "/p/both/flake.nix",
+	                                      "/p/linked/Cargo.toml"};
 	char *path = xasprintf("%s/%s", dir, marker);
 	bool found = false;
 	for (size_t i = 0; i < ARRAY_LEN(present) && !found; i++)
@@ -124,20 +129,21 @@ static bool fake_exists(const char *dir, const char *marker, void *ctx)
 
 static void test_detect(void)
 {
-	const char *text = ".{\n"
-			   "    .default = .{ \"just\", \"jq\" },\n"
-			   "    .links = .{\n"
-			   "        .{ .dir = \"/p/linked\", .shells = .{ \"zig\" } },\n"
-			   "        .{ .dir = \"~/p\", .shells = .{ \"home\" } },\n"
-			   "        .{ .dir = \"/p/none\", .shells = .{} },\n"
-			   "    },\n"
-			   "    .detect = .{\n"
-			   "        .{ .markers = .{ \"Cargo.toml\" }, .shells = .{ \"rust\" } },\n"
-			   "        .{ .markers = .{ \"go.mod\" }, .shells = .{ \"go\" } },\n"
-			   "        .{ .markers = .{ \"go.mod\", \"flake.nix\" }, .shells = .{ \"nix\", "
-			   "\"rust\" } },\n"
-			   "    },\n"
-			   "}\n";
+	const char *text =
+	    ".{\n"
+	    "    .default = .{ \"just\", \"jq\" },\n"
+	    "    .links = .{\n"
+	    "        .{ .dir = \"/p/linked\", .shells = .{ \"zig\" } },\n"
+	    "        .{ .dir = \"~/p\", .shells = .{ \"home\" } },\n"
+	    "        .{ .dir = \"/p/none\", .shells = .{} },\n"
+	    "    },\n"
+	    "    .detect = .{\n"
+	    "        .{ .markers = .{ \"Cargo.toml\" }, .shells = .{ \"rust\" } },\n"
+	    "        .{ .markers = .{ \"go.mod\" }, .shells = .{ \"go\" } },\n"
+	    "        .{ .markers = .{ \"go.mod\", \"flake.nix\" }, .shells = .{ \"nix\", "
+	    "\"rust\" } },\n"
+	    "    },\n"
+	    "}\n";
 	struct config cfg;
 	struct error err = {0};
 	if (!CHECK(parse(text, &cfg, &err) == 0, "detect config parses"))
@@ -147,25 +153,26 @@ static void test_detect(void)
 		enum config_shells_from from;
 		const char *want;
 	} cases[] = {
-		{"/p/rust", CONFIG_SHELLS_DETECT, "rust "},
-		/* every matching rule stacks, each shell once, in file order */
-		{"/p/both", CONFIG_SHELLS_DETECT, "rust go nix "},
-		{"/p/empty", CONFIG_SHELLS_NONE, ""},
-		/* a link wins over detection, and matches the same path spelled otherwise */
-		{"/p/linked", CONFIG_SHELLS_LINK, "zig "},
-		{"/p/linked/", CONFIG_SHELLS_LINK, "zig "},
-		{"/home/you/p", CONFIG_SHELLS_LINK, "home "},
-		{"/p/none", CONFIG_SHELLS_LINK, ""},
+	    {"/p/rust", CONFIG_SHELLS_DETECT, "rust "},
+	    /* every matching rule stacks, each shell once, in file order */
+	    {"/p/both", CONFIG_SHELLS_DETECT, "rust go nix "},
+	    {"/p/empty", CONFIG_SHELLS_NONE, ""},
+	    /* a link wins over detection, and matches the same path spelled otherwise */
+	    {"/p/linked", CONFIG_SHELLS_LINK, "zig "},
+	    {"/p/linked/", CONFIG_SHELLS_LINK, "zig "},
+	    {"/home/you/p", CONFIG_SHELLS_LINK, "home "},
+	    {"/p/none", CONFIG_SHELLS_LINK, ""},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		const char **shells;
 		size_t n;
 		enum config_shells_from from =
-			config_detect_shells(&cfg, cases[i].dir, HOME, fake_exists, NULL, &shells, &n);
+		    config_detect_shells(&cfg, cases[i].dir, HOME, fake_exists, NULL, &shells, &n);
 		struct strbuf sb = STRBUF_INIT;
 		for (size_t j = 0; j < n; j++)
 			sb_addf(&sb, "%s ", shells[j]);
-		CHECK(from == cases[i].from, "shells for %s come from %d", cases[i].dir, cases[i].from);
+		CHECK(from == cases[i].from, "shells for %s come from %d", cases[i].dir,
+		      cases[i].from);
 		CHECK_STR(sb_str(&sb), cases[i].want, cases[i].dir);
 		sb_release(&sb);
 		free(shells);
@@ -180,7 +187,8 @@ static void test_lookups(void)
 	CHECK(parse(".{ .confirm = .{ \"npm\" }, .jailbreak = .{ \"git\" } }", &cfg, &err) == 0,
 	      "lookups config parses");
 	CHECK(config_confirms(&cfg, "npm") && !config_confirms(&cfg, "cargo"), "confirm by name");
-	CHECK(config_jailbreaks(&cfg, "git") && !config_jailbreaks(&cfg, "npm"), "jailbreak by name");
+	CHECK(config_jailbreaks(&cfg, "git") && !config_jailbreaks(&cfg, "npm"),
+	      "jailbreak by name");
 	config_free(&cfg);
 	CHECK(parse(".{ .confirm = .{ \"*\" } }", &cfg, &err) == 0, "confirm star parses");
 	CHECK(config_confirms(&cfg, "anything"), "\"*\" confirms every binary");
@@ -205,80 +213,89 @@ static void test_errors(void)
 	static const struct {
 		const char *in, *msg, *hint;
 	} cases[] = {
-		{".{\n    .jailbreak = .{ \"git\" },\n    .jailbrek = .{},\n}",
-		 "config.zon:3:5: unknown key '.jailbrek' in the top-level struct",
-		 "the keys the top-level struct can have are .jailbreak, .default, .confirm, .links, "
-		 ".detect, .allow, .sockets"},
-		{".{ .@\"odd key\" = 1 }", "config.zon:1:4: unknown key '.@\"odd key\"' in the top-level struct",
-		 NULL},
-		{".{ .default = .{}, .default = .{} }",
-		 "config.zon:1:20: duplicate key '.default' in the top-level struct (first at 1:4)", NULL},
-		{".{ \"git\" }", "config.zon:1:1: the file must hold one struct '.{ ... }', found a list",
-		 NULL},
-		{"\"x\"", "config.zon:1:1: the file must hold one struct '.{ ... }', found a string", NULL},
-		{".{ .jailbreak = \"git\" }",
-		 "config.zon:1:17: '.jailbreak' must be a list of strings like .{ \"a\", \"b\" }, found a "
-		 "string",
-		 NULL},
-		{".{ .default = .{ \"jq\", 1 } }",
-		 "config.zon:1:24: expected a string in '.default', found an integer", NULL},
-		{".{ .confirm = .{ \"\" } }", "config.zon:1:18: empty string in '.confirm'", NULL},
-		{".{ .sockets = .{ \"a\\x00b\" } }",
-		 "config.zon:1:18: string in '.sockets' contains a NUL byte", NULL},
-		{".{ .sockets = .{ .a = 1 } }",
-		 "config.zon:1:15: '.sockets' must be a list of strings like .{ \"a\", \"b\" }, found a "
-		 "struct",
-		 NULL},
-		{".{ .allow = .{ \"git\" } }",
-		 "config.zon:1:16: expected .{ .bin = \"...\", .paths = .{ ... } } in '.allow', found a "
-		 "string",
-		 NULL},
-		{".{ .allow = .{ .{} } }",
-		 "config.zon:1:16: expected .{ .bin = \"...\", .paths = .{ ... } } in '.allow', found an "
-		 "empty '.{}'",
-		 NULL},
-		{".{ .allow = .{ .bin = \"git\" } }",
-		 "config.zon:1:13: '.allow' must be a list like .{ .{ .bin = \"...\", .paths = .{ ... } }, "
-		 "... }, found a struct",
-		 NULL},
-		{".{\n  .allow = .{\n    .{ .bin = \"git\", .pathz = .{} },\n  },\n}",
-		 "config.zon:3:22: unknown key '.pathz' in an allow rule",
-		 "the keys an allow rule can have are .bin, .paths, .write, .exec, .dirs"},
-		{".{ .allow = .{ .{ .paths = .{} } } }", "config.zon:1:16: allow rule without '.bin'",
-		 NULL},
-		{".{ .allow = .{ .{ .bin = \"git\" } } }",
-		 "config.zon:1:16: allow rule without '.paths'", NULL},
-		{".{ .allow = .{ .{ .bin = .git, .paths = .{} } } }",
-		 "config.zon:1:26: '.bin' must be a string, found an enum literal", NULL},
-		{".{ .allow = .{ .{ .bin = \"\", .paths = .{} } } }",
-		 "config.zon:1:26: '.bin' is an empty string", NULL},
-		{".{ .allow = .{ .{ .bin = \"a\", .paths = \"~/x\" } } }",
-		 "config.zon:1:40: '.paths' must be a list of strings like .{ \"a\", \"b\" }, found a "
-		 "string",
-		 NULL},
-		{".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .write = \"yes\" } } }",
-		 "config.zon:1:54: '.write' must be true or false, found a string", NULL},
-		{".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .exec = 1 } } }",
-		 "config.zon:1:53: '.exec' must be true or false, found an integer", NULL},
-		{".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .write = true, .write = false } } }",
-		 "config.zon:1:60: duplicate key '.write' in an allow rule (first at 1:45)", NULL},
-		{".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .dirs = .{ null } } } }",
-		 "config.zon:1:56: expected a string in '.dirs', found 'null'", NULL},
-		{".{ .links = .{ .{ .shells = .{} } } }", "config.zon:1:16: link without '.dir'", NULL},
-		{".{ .links = .{ .{ .dir = \"/p\" } } }", "config.zon:1:16: link without '.shells'", NULL},
-		{".{ .links = .{ .{ .dir = \"/p\", .shell = .{} } } }",
-		 "config.zon:1:32: unknown key '.shell' in a link",
-		 "the keys a link can have are .dir, .shells"},
-		{".{ .detect = .{ .{ .markers = .{}, .shells = .{} } } }",
-		 "config.zon:1:31: '.markers' is empty; a detect rule needs at least one marker", NULL},
-		{".{ .detect = .{ .{ .shells = .{} } } }",
-		 "config.zon:1:17: detect rule without '.markers'", NULL},
-		{".{ .detect = .{ .{ .markers = .{ \"go.mod\" }, .shells = .{ true } } } }",
-		 "config.zon:1:59: expected a string in '.shells', found 'true'", NULL},
-		/* parse errors come through in the same format */
-		{".{\n  .default = .{ \"jq\" }\n  .confirm = .{},\n}",
-		 "config.zon:3:3: expected ',' or '}' after an item, found '.'", NULL},
-		{".{ .default = .{ \"j\\q\" } }", "config.zon:1:20: invalid escape sequence '\\q'", NULL},
+	    {".{\n    .jailbreak = .{ \"git\" },\n    .jailbrek = .{},\n}",
+	     "config.zon:3:5: unknown key '.jailbrek' in the top-level struct",
+	     "the keys the top-level struct can have are .jailbreak, .default, .confirm, .links, "
+	     ".detect, .allow, .sockets"},
+	    {".{ .@\"odd key\" = 1 }",
+	     "config.zon:1:4: unknown key '.@\"odd key\"' in the top-level struct", NULL},
+	    {".{ .default = .{}, .default = .{} }",
+	     "config.zon:1:20: duplicate key '.default' in the top-level struct (first at 1:4)",
+	     NULL},
+	    {".{ \"git\" }",
+	     "config.zon:1:1: the file must hold one struct '.{ ... }', found a list", NULL},
+	    {"\"x\"", "config.zon:1:1: the file must hold one struct '.{ ... }', found a string",
+	     NULL},
+	    {".{ .jailbreak = \"git\" }",
+	     "config.zon:1:17: '.jailbreak' must be a list of strings like .{ \"a\", \"b\" }, "
+	     "found a "
+	     "string",
+	     NULL},
+	    {".{ .default = .{ \"jq\", 1 } }",
+	     "config.zon:1:24: expected a string in '.default', found an integer", NULL},
+	    {".{ .confirm = .{ \"\" } }", "config.zon:1:18: empty string in '.confirm'", NULL},
+	    {".{ .sockets = .{ \"a\\x00b\" } }",
+	     "config.zon:1:18: string in '.sockets' contains a NUL byte", NULL},
+	    {".{ .sockets = .{ .a = 1 } }",
+	     "config.zon:1:15: '.sockets' must be a list of strings like .{ \"a\", \"b\" }, found "
+	     "a "
+	     "struct",
+	     NULL},
+	    {".{ .allow = .{ \"git\" } }",
+	     "config.zon:1:16: expected .{ .bin = \"...\", .paths = .{ ... } } in '.allow', found "
+	     "a "
+	     "string",
+	     NULL},
+	    {".{ .allow = .{ .{} } }",
+	     "config.zon:1:16: expected .{ .bin = \"...\", .paths = .{ ... } } in '.allow', found "
+	     "an "
+	     "empty '.{}'",
+	     NULL},
+	    {".{ .allow = .{ .bin = \"git\" } }",
+	     "config.zon:1:13: '.allow' must be a list like .{ .{ .bin = \"...\", .paths = .{ ... "
+	     "} }, "
+	     "... }, found a struct",
+	     NULL},
+	    {".{\n  .allow = .{\n    .{ .bin = \"git\", .pathz = .{} },\n  },\n}",
+	     "config.zon:3:22: unknown key '.pathz' in an allow rule",
+	     "the keys an allow rule can have are .bin, .paths, .write, .exec, .dirs"},
+	    {".{ .allow = .{ .{ .paths = .{} } } }", "config.zon:1:16: allow rule without '.bin'",
+	     NULL},
+	    {".{ .allow = .{ .{ .bin = \"git\" } } }",
+	     "config.zon:1:16: allow rule without '.paths'", NULL},
+	    {".{ .allow = .{ .{ .bin = .git, .paths = .{} } } }",
+	     "config.zon:1:26: '.bin' must be a string, found an enum literal", NULL},
+	    {".{ .allow = .{ .{ .bin = \"\", .paths = .{} } } }",
+	     "config.zon:1:26: '.bin' is an empty string", NULL},
+	    {".{ .allow = .{ .{ .bin = \"a\", .paths = \"~/x\" } } }",
+	     "config.zon:1:40: '.paths' must be a list of strings like .{ \"a\", \"b\" }, found a "
+	     "string",
+	     NULL},
+	    {".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .write = \"yes\" } } }",
+	     "config.zon:1:54: '.write' must be true or false, found a string", NULL},
+	    {".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .exec = 1 } } }",
+	     "config.zon:1:53: '.exec' must be true or false, found an integer", NULL},
+	    {".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .write = true, .write = false } } }",
+	     "config.zon:1:60: duplicate key '.write' in an allow rule (first at 1:45)", NULL},
+	    {".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .dirs = .{ null } } } }",
+	     "config.zon:1:56: expected a string in '.dirs', found 'null'", NULL},
+	    {".{ .links = .{ .{ .shells = .{} } } }", "config.zon:1:16: link without '.dir'", NULL},
+	    {".{ .links = .{ .{ .dir = \"/p\" } } }", "config.zon:1:16: link without '.shells'",
+	     NULL},
+	    {".{ .links = .{ .{ .dir = \"/p\", .shell = .{} } } }",
+	     "config.zon:1:32: unknown key '.shell' in a link",
+	     "the keys a link can have are .dir, .shells"},
+	    {".{ .detect = .{ .{ .markers = .{}, .shells = .{} } } }",
+	     "config.zon:1:31: '.markers' is empty; a detect rule needs at least one marker", NULL},
+	    {".{ .detect = .{ .{ .shells = .{} } } }",
+	     "config.zon:1:17: detect rule without '.markers'", NULL},
+	    {".{ .detect = .{ .{ .markers = .{ \"go.mod\" }, .shells = .{ true } } } }",
+	     "config.zon:1:59: expected a string in '.shells', found 'true'", NULL},
+	    /* parse errors come through in the same format */
+	    {".{\n  .default = .{ \"jq\" }\n  .confirm = .{},\n}",
+	     "config.zon:3:3: expected ',' or '}' after an item, found '.'", NULL},
+	    {".{ .default = .{ \"j\\q\" } }", "config.zon:1:20: invalid escape sequence '\\q'",
+	     NULL},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		struct config cfg;

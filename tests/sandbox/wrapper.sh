@@ -113,7 +113,7 @@ run "$MOAT" run tools -- sh -c 'cd sub && MOAT_ROOT="$PWD" cat ../readme'
 [ "$rc" -ne 0 ] && grep -q "readme: Permission denied" "$T/.err" && ! grep -q PROJECT-FILE "$T/.out" && ok "in a session, MOAT_ROOT=a subdirectory confines further" ||
 	{ not_ok "in a session, MOAT_ROOT=a subdirectory confines further" && _show MOAT_ROOT=sub; }
 run "$MOAT" run tools -- sh -c 'MOAT_ROOT="$1" MOAT_SANDBOX="$1" cat "$1/secret"' sh "$SIBLING"
-[ "$rc" -ne 0 ] && grep -q "secret: Permission denied" "$T/.err" && ! grep -q SIBLING-SECRET "$T/.out" && ok "in a session, MOAT_ROOT=the sibling does not open it" ||
+[ "$rc" -ne 0 ] && grep -q "Permission denied" "$T/.err" && ! grep -q SIBLING-SECRET "$T/.out" && ok "in a session, MOAT_ROOT=the sibling does not open it" ||
 	{ not_ok "in a session, MOAT_ROOT=the sibling does not open it" && _show MOAT_ROOT=sibling; }
 
 done_testing

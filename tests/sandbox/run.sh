@@ -21,6 +21,8 @@ cp "$PROJ/noexec" "$PROJ/pathdir/moat-noexec-tool"
 expect_status "a non-executable file found on PATH is 126" 126 \
 	env PATH="$PROJ/pathdir:/usr/bin:/bin" "$MOAT" run -- moat-noexec-tool
 expect_status "a directory is 126" 126 "$MOAT" run -- ./pathdir
+expect_status "a directory outside the root is 126" 126 "$MOAT" run -- /usr/bin
+expect_no_out "with no hint to grant exec on a directory" 'moat allow'
 
 # moat's own failures before the command: 125, with the seed's reason.
 cd "$HOME" || exit 1

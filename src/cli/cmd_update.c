@@ -27,11 +27,11 @@ static void nix_output(const char *buf, size_t len)
 void cli_nix_setup(const struct global_opts *g, bool dry_run)
 {
 	struct nix_feedback fb = {
-		.verbose = g->verbose,
-		.dry_run = dry_run,
-		.progress = nix_progress,
-		.warning = nix_warning,
-		.output = nix_output,
+	    .verbose = g->verbose,
+	    .dry_run = dry_run,
+	    .progress = nix_progress,
+	    .warning = nix_warning,
+	    .output = nix_output,
 	};
 	nix_set_feedback(&fb);
 }
@@ -47,9 +47,10 @@ static int update_one(const char *name, const struct global_opts *g)
 	else
 		printf("%s: %s -> %s\n", name, chg.old_rev, chg.new_rev);
 	if (chg.unpinnable)
-		fprintf(stderr, "moat: %s: '%s' cannot be pinned to a revision (%s); the pin holds "
-				"only the store path\n",
-			name, chg.flake, chg.unpinnable);
+		fprintf(stderr,
+		        "moat: %s: '%s' cannot be pinned to a revision (%s); the pin holds "
+		        "only the store path\n",
+		        name, chg.flake, chg.unpinnable);
 	cli_verbose(g, "%s: %s -> %s", name, chg.old_store, chg.new_store);
 	nix_pin_change_free(&chg);
 	return 0;
@@ -59,7 +60,8 @@ int cmd_update(int argc, char **argv, const struct global_opts *g)
 {
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
-			return cli_usage_error(cli_command("update"), "unknown option '%s'", argv[i]);
+			return cli_usage_error(cli_command("update"), "unknown option '%s'",
+			                       argv[i]);
 	int status = 0;
 	if (argc > 1) {
 		for (int i = 1; i < argc; i++)

@@ -102,7 +102,9 @@ static bool json_string(struct json *j, struct strbuf *out)
 				unsigned v = 0;
 				for (int i = 0; i < 4; i++) {
 					char h = *j->p++;
-					v = v * 16 + (unsigned)(h >= 'a' ? h - 'a' + 10 : h >= 'A' ? h - 'A' + 10 : h - '0');
+					v = v * 16 + (unsigned)(h >= 'a'   ? h - 'a' + 10
+					                        : h >= 'A' ? h - 'A' + 10
+					                                   : h - '0');
 				}
 				c = v < 0x80 ? (char)v : '?';
 			} else {
@@ -260,16 +262,17 @@ char *nix_default_flake(struct error *err)
 		return canonical_flake(env, err);
 	char *flake = installed_flake();
 	if (!flake) {
-		error_set(err, "no flake to look shells up in: MOAT_FLAKE is not set and no flake.nix "
-			       "is installed next to moat");
+		error_set(err,
+		          "no flake to look shells up in: MOAT_FLAKE is not set and no flake.nix "
+		          "is installed next to moat");
 		error_hint(err, "set MOAT_FLAKE to a flake reference, e.g. github:you/shells or "
-				"path:/abs/dir");
+		                "path:/abs/dir");
 	}
 	return flake;
 }
 
 struct shell_ref {
-	char *name;  /* the pin's key: "rust", or "<canonical flake>#attr" */
+	char *name; /* the pin's key: "rust", or "<canonical flake>#attr" */
 	char *flake;
 	char *attr;
 	char *shown; /* what the user wrote, for messages */
@@ -325,8 +328,11 @@ static char *out_link(const struct shell_ref *r)
 		h = (h ^ (unsigned char)*c) * 16777619u;
 	struct strbuf sb = STRBUF_INIT;
 	for (const char *c = r->attr; *c && sb.len < 64; c++)
-		sb_addc(&sb, strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-",
-				    *c) ? *c : '_');
+		sb_addc(
+		    &sb,
+		    strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-", *c)
+		        ? *c
+		        : '_');
 	cleanup_free char *state = moat_state_dir();
 	char *link = xasprintf("%s/gcroots/%s-%08x", state, sb_str(&sb), h);
 	sb_release(&sb);
@@ -405,8 +411,9 @@ static int run_nix(const char *const *args, struct nix_run *r, struct error *err
 		if (rc == ENOENT) {
 			last_failure = FAIL_NO_NIX;
 			error_set(err, "nix is not installed (no 'nix' on PATH)");
-			error_hint(err, "install nix (on Debian: apt-get install nix-bin), or make a "
-					"local shell with: moat wrap NAME /path/to/tool...");
+			error_hint(err,
+			           "install nix (on Debian: apt-get install nix-bin), or make a "
+			           "local shell with: moat wrap NAME /path/to/tool...");
 			return -1;
 		}
 		return error_set(err, "cannot run nix: %s", strerror(rc));
@@ -451,20 +458,22 @@ static int nix_failed(const struct shell_ref *r, const struct nix_run *run, stru
 	cleanup_free char *line = nix_error_line(run);
 	if (strstr(text, "experimental Nix feature")) {
 		error_set(err, "cannot build shell '%s': nix has flakes turned off (%s)", r->shown,
-			  line);
+		          line);
 		error_hint(err, "add 'experimental-features = nix-command flakes' to "
-				"~/.config/nix/nix.conf or /etc/nix/nix.conf");
+		                "~/.config/nix/nix.conf or /etc/nix/nix.conf");
 		return -1;
 	}
 	if (strstr(text, "does not provide attribute")) {
 		last_failure = FAIL_NO_ATTR;
 		error_set(err, "unknown shell '%s': flake '%s' has no attribute '%s'", r->shown,
-			  r->flake, r->attr);
+		          r->flake, r->attr);
 		error_hint(err, "nix looked for packages.%s.%s and legacyPackages.%s.%s",
-			   nix_system(), r->attr, nix_system(), r->attr);
+		           nix_system(), r->attr, nix_system(), r->attr);
 		if (!strchr(r->shown, '#'))
-			error_hint(err, "set MOAT_FLAKE to a flake that defines it, or make a local "
-					"shell with: moat wrap %s /path/to/tool...", r->attr);
+			error_hint(err,
+			           "set MOAT_FLAKE to a flake that defines it, or make a local "
+			           "shell with: moat wrap %s /path/to/tool...",
+			           r->attr);
 		return -1;
 	}
 	if (strstr(text, "does not contain a 'flake.nix'") || strstr(text, "getting status of") ||
@@ -472,7 +481,7 @@ static int nix_failed(const struct shell_ref *r, const struct nix_run *run, stru
 	    strstr(text, "is not a valid URL") || strstr(text, "cannot parse flake")) {
 		error_set(err, "cannot use flake '%s': %s", r->flake, line);
 		error_hint(err, "MOAT_FLAKE (or FLAKE in FLAKE#ATTR) must name a flake, e.g. "
-				"github:you/shells or path:/abs/dir");
+		                "github:you/shells or path:/abs/dir");
 		return -1;
 	}
 	error_set(err, "cannot build shell '%s' from flake '%s': %s", r->shown, r->flake, line);
@@ -484,8 +493,8 @@ static int nix_failed(const struct shell_ref *r, const struct nix_run *run, stru
 }
 
 struct lock_info {
-	char *url;  /* locked URL */
-	char *rev;  /* NULL when the reference cannot be pinned */
+	char *url; /* locked URL */
+	char *rev; /* NULL when the reference cannot be pinned */
 	char *nar;
 	char *type;
 };
@@ -499,7 +508,7 @@ static void lock_info_free(struct lock_info *li)
 }
 
 static int nix_metadata(const struct shell_ref *r, bool refresh, struct lock_info *li,
-			struct error *err)
+                        struct error *err)
 {
 	const char *args[] = {"nix", "flake", "metadata", "--json", r->flake, NULL, NULL};
 	if (refresh) {
@@ -520,8 +529,10 @@ static int nix_metadata(const struct shell_ref *r, bool refresh, struct lock_inf
 		li->type = json_get_string(run.out.buf, run.out.len, "locked.type");
 		if (!li->url) {
 			lock_info_free(li);
-			rc = error_set(err, "cannot use flake '%s': 'nix flake metadata' gave no "
-					    "locked URL", r->flake);
+			rc = error_set(err,
+			               "cannot use flake '%s': 'nix flake metadata' gave no "
+			               "locked URL",
+			               r->flake);
 		}
 	}
 	nix_run_free(&run);
@@ -546,17 +557,19 @@ static int check_store_shell(const struct shell_ref *r, const char *store, struc
 	cleanup_free char *parent = path_dirname(store);
 	if (strcmp(parent, store_dir()) != 0 || path_refusal(store)) {
 		error_set(err, "'%s#%s' is not a store path but '%s'", r->flake, r->attr, store);
-		error_hint(err, "a shell from a flake must be a derivation, e.g. "
-				"moat.lib.%s.sandbox.wrap { name; paths; }", nix_system());
+		error_hint(err,
+		           "a shell from a flake must be a derivation, e.g. "
+		           "moat.lib.%s.sandbox.wrap { name; paths; }",
+		           nix_system());
 		return -1;
 	}
 	cleanup_free char *bin = path_join(store, "bin");
 	cleanup_free char *manifest = path_join(store, MANIFEST_REL);
 	if (!fs_is_dir(bin) || !fs_exists(manifest)) {
-		error_set(err, "'%s#%s' built %s, which is not a moat shell (no %s)", r->flake, r->attr,
-			  store, fs_is_dir(bin) ? MANIFEST_REL : "bin/");
+		error_set(err, "'%s#%s' built %s, which is not a moat shell (no %s)", r->flake,
+		          r->attr, store, fs_is_dir(bin) ? MANIFEST_REL : "bin/");
 		error_hint(err, "define the shell with moat.lib.%s.sandbox.wrap { name; paths; }",
-			   nix_system());
+		           nix_system());
 		return -1;
 	}
 	return 0;
@@ -606,7 +619,7 @@ static int nix_build(const struct shell_ref *r, const char *from, char **store, 
 		ssize_t len = readlink(link, target, sizeof(target) - 1);
 		if (len < 0) {
 			rc = error_set(err, "nix built '%s' but left no out-link '%s': %s",
-				       installable, link, strerror(errno));
+			               installable, link, strerror(errno));
 		} else {
 			target[len] = '\0';
 			*store = xstrdup(target);
@@ -651,7 +664,7 @@ static bool pin_matches(const struct pin *pin, const struct shell_ref *r)
 /* Resolve r afresh: lock the flake, build from the locked URL (so the pin
  * records what was built), and fill *out. */
 static int resolve_fresh(const struct shell_ref *r, bool refresh, struct pin *out,
-			 const char **unpinnable, struct error *err)
+                         const char **unpinnable, struct error *err)
 {
 	struct lock_info li;
 	if (nix_metadata(r, refresh, &li, err) < 0)
@@ -663,12 +676,14 @@ static int resolve_fresh(const struct shell_ref *r, bool refresh, struct pin *ou
 	}
 	*unpinnable = unpinnable_reason(&li);
 	*out = (struct pin){
-		.name = xstrdup(r->name),
-		.flake = xstrdup(r->flake),
-		.attr = xstrdup(r->attr),
-		.locked = xstrdup(li.rev ? li.url : "-"),
-		.rev = xstrdup(li.rev ? li.rev : li.nar ? li.nar : "unknown"),
-		.store = store,
+	    .name = xstrdup(r->name),
+	    .flake = xstrdup(r->flake),
+	    .attr = xstrdup(r->attr),
+	    .locked = xstrdup(li.rev ? li.url : "-"),
+	    .rev = xstrdup(li.rev   ? li.rev
+	                   : li.nar ? li.nar
+	                            : "unknown"),
+	    .store = store,
 	};
 	lock_info_free(&li);
 	return 0;
@@ -693,7 +708,7 @@ static int save_pin(const char *path, struct pins *pins, const struct pin *pin, 
 
 /* The slow path, under the lock: the pin may have appeared meanwhile. */
 static int resolve_locked(const struct shell_ref *r, const char *pins_path, char **dir,
-			  struct error *err)
+                          struct error *err)
 {
 	struct pins pins;
 	if (pins_load(pins_path, &pins, err) < 0)
@@ -716,8 +731,9 @@ static int resolve_locked(const struct shell_ref *r, const char *pins_path, char
 		char *store = NULL;
 		rc = nix_build(r, old->locked, &store, err);
 		if (rc == 0) {
-			fresh = (struct pin){xstrdup(old->name), xstrdup(old->flake), xstrdup(old->attr),
-					     xstrdup(old->locked), xstrdup(old->rev), store};
+			fresh = (struct pin){xstrdup(old->name), xstrdup(old->flake),
+			                     xstrdup(old->attr), xstrdup(old->locked),
+			                     xstrdup(old->rev),  store};
 		}
 	} else {
 		rc = resolve_fresh(r, false, &fresh, &unpinnable, err);
@@ -736,18 +752,24 @@ static int unknown_shell(const char *name, const char *flake, struct error *err)
 {
 	cleanup_free char *search = shells_search_path();
 	if (last_failure == FAIL_NO_NIX)
-		error_set(err, "unknown shell '%s': it is not a local shell, and nix is not installed "
-			       "to build it from flake '%s'", name, flake);
+		error_set(err,
+		          "unknown shell '%s': it is not a local shell, and nix is not installed "
+		          "to build it from flake '%s'",
+		          name, flake);
 	else if (last_failure == FAIL_NO_ATTR)
-		error_set(err, "unknown shell '%s': it is not a local shell, and flake '%s' has no "
-			       "attribute '%s'", name, flake, name);
+		error_set(err,
+		          "unknown shell '%s': it is not a local shell, and flake '%s' has no "
+		          "attribute '%s'",
+		          name, flake, name);
 	else
-		error_set(err, "unknown shell '%s': it is not a local shell, and there is no flake "
-			       "to look it up in (MOAT_FLAKE is not set)", name);
+		error_set(err,
+		          "unknown shell '%s': it is not a local shell, and there is no flake "
+		          "to look it up in (MOAT_FLAKE is not set)",
+		          name);
 	error_hint(err, "looked for a local shell in %s (MOAT_SHELLS_PATH)", search);
 	if (last_failure == FAIL_NO_ATTR)
 		error_hint(err, "nix looked for packages.%s.%s and legacyPackages.%s.%s",
-			   nix_system(), name, nix_system(), name);
+		           nix_system(), name, nix_system(), name);
 	error_hint(err, "make a local shell with: moat wrap %s /path/to/tool...", name);
 	if (last_failure == FAIL_NO_NIX)
 		error_hint(err, "or install nix (on Debian: apt-get install nix-bin)");
@@ -761,7 +783,8 @@ int nix_shell_find(const char *name, char **dir, struct error *err)
 	struct shell_ref r;
 	last_failure = FAIL_OTHER;
 	if (shell_ref_parse(name, &r, err) < 0)
-		return strchr(name, '#') || getenv("MOAT_FLAKE") ? -1 : unknown_shell(name, "", err);
+		return strchr(name, '#') || getenv("MOAT_FLAKE") ? -1
+		                                                 : unknown_shell(name, "", err);
 	cleanup_free char *state = moat_state_dir();
 	cleanup_free char *pins_path = path_join(state, "pins");
 	struct pins pins;
@@ -787,7 +810,8 @@ int nix_shell_find(const char *name, char **dir, struct error *err)
 		} else if (rc < 0 && last_failure == FAIL_NO_NIX) {
 			char msg[sizeof(err->msg)];
 			memcpy(msg, err->msg, sizeof(msg));
-			fmt_fits(err->msg, sizeof(err->msg), "cannot build shell '%s': %s", name, msg);
+			fmt_fits(err->msg, sizeof(err->msg), "cannot build shell '%s': %s", name,
+			         msg);
 		}
 	}
 	shell_ref_free(&r);
@@ -796,8 +820,10 @@ int nix_shell_find(const char *name, char **dir, struct error *err)
 
 int nix_check_flake(const char *flake, char **locked, struct error *err)
 {
-	struct shell_ref r = {.name = (char *)flake, .flake = (char *)flake, .attr = (char *)"",
-			      .shown = (char *)flake};
+	struct shell_ref r = {.name = (char *)flake,
+	                      .flake = (char *)flake,
+	                      .attr = (char *)"",
+	                      .shown = (char *)flake};
 	struct lock_info li;
 	if (nix_metadata(&r, false, &li, err) < 0)
 		return -1;

@@ -49,8 +49,8 @@ const char *nix_system(void);
 /* --- moat update ------------------------------------------------------- */
 
 struct nix_pin_change {
-	char *old_rev;           /* NULL: the shell was not pinned */
-	char *new_rev;           /* short forms, for display */
+	char *old_rev; /* NULL: the shell was not pinned */
+	char *new_rev; /* short forms, for display */
 	char *old_store, *new_store;
 	const char *unpinnable; /* why the reference has no revision, or NULL */
 	char *flake;

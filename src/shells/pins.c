@@ -14,11 +14,12 @@
 #include "base/strbuf.h"
 #include "shells/nix.h"
 
-#define PINS_MAX (4u << 20)
+#define PINS_MAX   (4u << 20)
 #define PIN_FIELDS 6
 
-static const char header[] = "# moat pins: the nix shells moat resolved, and the store paths it uses\n"
-			     "# name\tflake\tattr\tlocked\trev\tstore\n";
+static const char header[] =
+    "# moat pins: the nix shells moat resolved, and the store paths it uses\n"
+    "# name\tflake\tattr\tlocked\trev\tstore\n";
 
 char *moat_state_dir(void)
 {
@@ -31,8 +32,8 @@ char *moat_state_dir(void)
 
 static char **pin_field(struct pin *pin, int i)
 {
-	char **f[PIN_FIELDS] = {&pin->name, &pin->flake, &pin->attr,
-				&pin->locked, &pin->rev, &pin->store};
+	char **f[PIN_FIELDS] = {&pin->name,   &pin->flake, &pin->attr,
+	                        &pin->locked, &pin->rev,   &pin->store};
 	return f[i];
 }
 
@@ -55,8 +56,8 @@ static const char *field_refusal(const char *s)
 
 static const char *pin_refusal(const struct pin *pin, const char **which)
 {
-	static const char *const names[PIN_FIELDS] = {"name", "flake", "attribute",
-						      "locked url", "revision", "store path"};
+	static const char *const names[PIN_FIELDS] = {"name",       "flake",    "attribute",
+	                                              "locked url", "revision", "store path"};
 	for (int i = 0; i < PIN_FIELDS; i++) {
 		const char *why = field_refusal(*pin_field((struct pin *)pin, i));
 		if (why) {
@@ -96,10 +97,11 @@ static void parse_line(struct pins *p, char *line, const char *file, int lineno)
 		why = "it pins a name pinned above";
 	if (why) {
 		if (which)
-			add_warning(p, xasprintf("%s:%d: damaged pin skipped: the %s is bad: %s", file,
-						 lineno, which, why));
+			add_warning(p, xasprintf("%s:%d: damaged pin skipped: the %s is bad: %s",
+			                         file, lineno, which, why));
 		else
-			add_warning(p, xasprintf("%s:%d: damaged pin skipped: %s", file, lineno, why));
+			add_warning(p,
+			            xasprintf("%s:%d: damaged pin skipped: %s", file, lineno, why));
 		pin_free(&pin);
 		return;
 	}

@@ -8,22 +8,26 @@
 static void test_pins(void)
 {
 	const char text[] = "# header\n"
-			    "rust\tgithub:o/r\trust\tgithub:o/r/abc\tabc\t/nix/store/x-rust\n"
-			    "bad line\n"
-			    "go\tpath:/f\tgo\t-\tsha256-A=\trelative/store\n"
-			    "rust\tgithub:o/r\trust\t-\tabc\t/nix/store/y-rust\n"
-			    "node\tpath:/f\tnode\t-\tsha256-B=\t/nix/store/z-node\r\n";
+	                    "rust\tgithub:o/r\trust\tgithub:o/r/abc\tabc\t/nix/store/x-rust\n"
+	                    "bad line\n"
+	                    "go\tpath:/f\tgo\t-\tsha256-A=\trelative/store\n"
+	                    "rust\tgithub:o/r\trust\t-\tabc\t/nix/store/y-rust\n"
+	                    "node\tpath:/f\tnode\t-\tsha256-B=\t/nix/store/z-node\r\n";
 	struct pins p;
 	pins_parse(text, sizeof(text) - 1, "pins", &p);
 	CHECK(p.n == 2, "two good pins (got %zu)", p.n);
 	CHECK(p.nwarnings == 3, "three damaged lines warned about (got %zu)", p.nwarnings);
 	if (p.nwarnings == 3) {
-		CHECK_STR(p.warnings[0], "pins:3: damaged pin skipped: it does not have 6 "
-					 "tab-separated fields", "a line without fields");
-		CHECK_STR(p.warnings[1], "pins:4: damaged pin skipped: the store path is bad: it "
-					 "is not an absolute path", "a relative store path");
+		CHECK_STR(p.warnings[0],
+		          "pins:3: damaged pin skipped: it does not have 6 "
+		          "tab-separated fields",
+		          "a line without fields");
+		CHECK_STR(p.warnings[1],
+		          "pins:4: damaged pin skipped: the store path is bad: it "
+		          "is not an absolute path",
+		          "a relative store path");
 		CHECK_STR(p.warnings[2], "pins:5: damaged pin skipped: it pins a name pinned above",
-			  "a duplicate keeps the first");
+		          "a duplicate keeps the first");
 	}
 	struct pin *rust = pins_lookup(&p, "rust");
 	CHECK_STR(rust ? rust->store : NULL, "/nix/store/x-rust", "lookup");
@@ -31,14 +35,15 @@ static void test_pins(void)
 	CHECK_STR(node ? node->store : NULL, "/nix/store/z-node", "CRLF stripped");
 
 	struct error err;
-	char f[6][32] = {"rust", "github:o/r", "rust", "github:o/r/def", "def", "/nix/store/w-rust"};
+	char f[6][32] = {"rust",           "github:o/r", "rust",
+	                 "github:o/r/def", "def",        "/nix/store/w-rust"};
 	struct pin upd = {f[0], f[1], f[2], f[3], f[4], f[5]};
 	CHECK(pins_set(&p, &upd, &err) == 0 && p.n == 2, "set replaces by name");
 	strcpy(f[0], "x\ty");
 	struct pin tab = {f[0], f[1], f[2], f[3], f[4], f[5]};
 	CHECK(pins_set(&p, &tab, &err) < 0, "a tab in a field is refused");
 	CHECK_STR(err.msg, "cannot pin 'x\ty': the name is bad: it contains a control character",
-		  "its message");
+	          "its message");
 
 	char *out = pins_format(&p);
 	struct pins again;
@@ -57,34 +62,33 @@ static void test_pins(void)
 
 static void test_json(void)
 {
-	const char meta[] = "{\"description\":\"a \\\"q\\\" \\u0041\",\"locked\":{\"lastModified\":17,"
-			    "\"narHash\":\"sha256-x=\",\"rev\":\"abc\",\"nested\":[1,{\"a\":null},true]},"
-			    "\"locks\":{\"nodes\":{\"root\":{}}},\"url\":\"git+file:///x?rev=abc\"}";
+	const char meta[] =
+	    "{\"description\":\"a \\\"q\\\" \\u0041\",\"locked\":{\"lastModified\":17,"
+	    "\"narHash\":\"sha256-x=\",\"rev\":\"abc\",\"nested\":[1,{\"a\":null},true]},"
+	    "\"locks\":{\"nodes\":{\"root\":{}}},\"url\":\"git+file:///x?rev=abc\"}";
 	size_t n = sizeof(meta) - 1;
 	static const struct {
 		const char *path, *want;
 	} cases[] = {
-		{"url", "git+file:///x?rev=abc"},
-		{"locked.rev", "abc"},
-		{"locked.narHash", "sha256-x="},
-		{"description", "a \"q\" A"},
-		{"locked.lastModified", NULL},
-		{"locked.missing", NULL},
-		{"locks.nodes.root", NULL},
-		{"nope", NULL},
+	    {"url", "git+file:///x?rev=abc"}, {"locked.rev", "abc"},
+	    {"locked.narHash", "sha256-x="},  {"description", "a \"q\" A"},
+	    {"locked.lastModified", NULL},    {"locked.missing", NULL},
+	    {"locks.nodes.root", NULL},       {"nope", NULL},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		char *got = json_get_string(meta, n, cases[i].path);
 		CHECK_STR(got, cases[i].want, cases[i].path);
 		free(got);
 	}
-	const char build[] = "[{\"drvPath\":\"/nix/store/a.drv\",\"outputs\":{\"out\":\"/nix/store/b\"}}]";
+	const char build[] =
+	    "[{\"drvPath\":\"/nix/store/a.drv\",\"outputs\":{\"out\":\"/nix/store/b\"}}]";
 	char *out = json_get_string(build, sizeof(build) - 1, "0.outputs.out");
 	CHECK_STR(out, "/nix/store/b", "an array element by index");
 	free(out);
 	out = json_get_string(build, sizeof(build) - 1, "1.outputs.out");
 	CHECK(out == NULL, "an index past the end");
-	static const char *const bad[] = {"", "{", "{\"url\":", "{\"url\":\"x", "[[[[", "{\"a\" 1}"};
+	static const char *const bad[] = {"",     "{",        "{\"url\":", "{\"url\":\"x",
+	                                  "[[[[", "{\"a\" 1}"};
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
 		out = json_get_string(bad[i], strlen(bad[i]), "url");
 		CHECK(out == NULL, "malformed JSON %zu gives nothing", i);

@@ -29,14 +29,18 @@ WARNINGS += -Werror
 endif
 
 ALL_CFLAGS := -std=c17 -D_GNU_SOURCE -Isrc $(WARNINGS) $(HARDEN) -fPIE -MMD -MP $(CFLAGS)
-ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now $(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(LDFLAGS)
+LDHARDEN_Linux := -Wl,-z,relro,-z,now
+ALL_LDFLAGS := -pie $(LDHARDEN_$(UNAME_S)) $(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(LDFLAGS)
 
 # One backend per platform, chosen here rather than by #ifdef in functions.
-SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/seccomp.c
+SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/seccomp.c src/sandbox/caps.c
 SANDBOX_Darwin := src/sandbox/seatbelt.c
 SANDBOX_SRC := $(wildcard $(SANDBOX_$(UNAME_S)) src/sandbox/sbpl.c src/sandbox/common.c)
+PLATFORM_Linux := src/base/platform_linux.c
+PLATFORM_Darwin := src/base/platform_darwin.c
 
-LIB_SRC := $(wildcard src/base/*.c src/config/*.c src/profile/*.c src/context/*.c \
+LIB_SRC := $(PLATFORM_$(UNAME_S)) $(filter-out src/base/platform_%.c,$(wildcard src/base/*.c)) \
+	$(wildcard src/config/*.c src/profile/*.c src/context/*.c \
 	src/shells/*.c src/approvals/*.c src/trace/*.c) $(SANDBOX_SRC)
 CLI_SRC := $(wildcard src/cli/*.c)
 WRAPPER_SRC := $(wildcard src/wrapper/*.c)

@@ -96,7 +96,7 @@ char *path_normalize(const char *path)
 	while (*p) {
 		while (*p == '/')
 			p++;
-		const char *end = strchrnul(p, '/');
+		const char *end = p + strcspn(p, "/");
 		size_t len = (size_t)(end - p);
 		if (len && !(len == 1 && p[0] == '.')) {
 			sb_addc(&out, '/');

@@ -40,8 +40,10 @@ static inline void *steal_ptr(void *pp)
 /* A module's failure: a message in git's style (lowercase, no full stop)
  * and an optional hint saying how out. Only cli/ and wrapper/ print it. */
 struct error {
-	char msg[1024];
-	char hint[1024];
+	/* Room for two paths of PATH_MAX, so a long path never cuts off the
+	 * reason that follows it. */
+	char msg[8704];
+	char hint[8704];
 	int status; /* suggested exit status, 0 when the caller decides */
 };
 

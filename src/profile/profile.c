@@ -47,11 +47,13 @@ static const struct default_rule macos_defaults[] = {
 	{"/etc", ACCESS_READ, ORIGIN_SYSTEM},
 	{"/private/etc", ACCESS_READ, ORIGIN_SYSTEM},
 	{"/usr/share", ACCESS_READ, ORIGIN_SYSTEM},
-	{"/dev/null", ACCESS_RW, ORIGIN_DEVICE},
-	{"/dev/zero", ACCESS_RW, ORIGIN_DEVICE},
-	{"/dev/random", ACCESS_RW, ORIGIN_DEVICE},
-	{"/dev/urandom", ACCESS_RW, ORIGIN_DEVICE},
+	{"/dev/null", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+	{"/dev/zero", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+	{"/dev/random", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+	{"/dev/urandom", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+	{"/dev/dtracehelper", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE}, /* runtimes' dtrace probes */
 	{"/dev/tty", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
+	{"/dev/ptmx", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL}, /* script, node-pty */
 };
 
 void profile_add_rule(struct profile *p, const char *path, unsigned access,
@@ -60,6 +62,13 @@ void profile_add_rule(struct profile *p, const char *path, unsigned access,
 	for (size_t i = 0; i < p->nrules; i++) {
 		struct rule *r = &p->rules[i];
 		if (strcmp(r->path, path) == 0) {
+			/* A rule that widens an existing one names itself as the
+			 * reason, so `moat profile` shows why the access is there. */
+			if (access & ~r->access) {
+				r->origin = origin;
+				free(r->bin);
+				r->bin = bin ? xstrdup(bin) : NULL;
+			}
 			r->access |= access;
 			return;
 		}

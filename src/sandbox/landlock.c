@@ -12,6 +12,7 @@
 
 #include "base/path.h"
 #include "base/strbuf.h"
+#include "sandbox/caps.h"
 #include "sandbox/landlock.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp.h"
@@ -121,9 +122,12 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	for (size_t i = 0; i < p->nrules; i++)
 		if (add_rule(ruleset, &p->rules[i], attr.handled_access_fs, err) < 0)
 			return -1;
+	if (caps_drop_dangerous(err) < 0)
+		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return error_set(err, "cannot set no_new_privs: %s", strerror(errno));
-	if (seccomp_install(err) < 0)
+	struct seccomp_policy policy = seccomp_policy_for(s->abi, false);
+	if (seccomp_install(&policy, err) < 0)
 		return -1;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
 		return error_set(err, "cannot apply the Landlock ruleset: %s", strerror(errno));

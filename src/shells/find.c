@@ -67,12 +67,3 @@ int shell_find(const char *name, char **dir, struct error *err)
 	return nix_shell_find(name, dir, err);
 }
 
-int manifest_load(const char *shell_dir, struct manifest *m, struct error *err)
-{
-	cleanup_free char *path = path_join(shell_dir, MANIFEST_REL);
-	cleanup_free char *buf = NULL;
-	size_t len;
-	if (fs_read_file(path, MANIFEST_MAX, &buf, &len, err) < 0)
-		return -1;
-	return manifest_parse(buf, len, path, m, err);
-}

@@ -1,0 +1,13 @@
+/* The few process facts that differ between Linux and macOS, one file per
+ * platform (platform_linux.c, platform_darwin.c), chosen by the Makefile. */
+#ifndef MOAT_BASE_PLATFORM_H
+#define MOAT_BASE_PLATFORM_H
+
+/* The canonical path of the running executable. Caller frees; NULL on failure. */
+char *platform_self_exe(void);
+
+/* Close every descriptor from lowfd up: a descriptor to a file outside the
+ * root would be a hole the sandbox cannot close. */
+void platform_close_from(int lowfd);
+
+#endif

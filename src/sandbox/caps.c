@@ -1,0 +1,58 @@
+#include <errno.h>
+#include <linux/capability.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "sandbox/caps.h"
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+/* Harmless inside a Landlock domain: they act on files the ruleset already
+ * admits, or on the process's own credentials. */
+static const int kept[] = {
+	CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_FSETID, CAP_KILL,
+	CAP_SETGID, CAP_SETUID, CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_AUDIT_WRITE,
+};
+
+static unsigned long long kept_mask(void)
+{
+	unsigned long long m = 0;
+	for (size_t i = 0; i < ARRAY_LEN(kept); i++)
+		m |= 1ull << kept[i];
+	return m;
+}
+
+int caps_drop_dangerous(struct error *err)
+{
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2];
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return error_set(err, "cannot read capabilities: %s", strerror(errno));
+	/* Ambient capabilities would survive exec for a non-root user. */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	unsigned long long permitted = data[0].permitted | (unsigned long long)data[1].permitted << 32;
+	if (!permitted)
+		return 0;
+	unsigned long long keep = kept_mask();
+	/* The bounding set first: dropping from it needs CAP_SETPCAP, which
+	 * goes away below. */
+	for (int cap = 0; cap <= 63; cap++) {
+		if (keep & (1ull << cap))
+			continue;
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			return error_set(err, "cannot drop capability %d: %s", cap, strerror(errno));
+	}
+	for (int i = 0; i < 2; i++) {
+		unsigned int k = (unsigned int)(keep >> (32 * i));
+		data[i].effective &= k;
+		data[i].permitted &= k;
+		data[i].inheritable &= k;
+	}
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return error_set(err, "cannot drop capabilities: %s", strerror(errno));
+	return 0;
+}

@@ -140,10 +140,16 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 		profile_add_rule(out, in->terminals[i], ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL, NULL);
 	for (size_t i = 0; i < in->netc_links; i++)
 		profile_add_rule(out, in->etc_links[i], ACCESS_READ, ORIGIN_ETC_LINK, NULL);
-	for (size_t i = 0; i < in->nshell_dirs; i++)
-		profile_add_rule(out, in->shell_dirs[i], ACCESS_RX, ORIGIN_SHELL, NULL);
-	if (in->wrapper)
-		profile_add_rule(out, in->wrapper, ACCESS_RX, ORIGIN_SHELL, NULL);
+	for (size_t i = 0; i < in->nshell_dirs + (in->wrapper != NULL); i++) {
+		const char *path = i < in->nshell_dirs ? in->shell_dirs[i] : in->wrapper;
+		/* A newline here would also split `moat profile`'s listing. */
+		if (path_refusal(path)) {
+			error_set(err, "cannot use '%s' in the sandbox: %s", path, path_refusal(path));
+			profile_free(out);
+			return -1;
+		}
+		profile_add_rule(out, path, ACCESS_RX, ORIGIN_SHELL, NULL);
+	}
 	if (add_grants(out, in, err) < 0) {
 		profile_free(out);
 		return -1;

@@ -37,8 +37,11 @@ static bool try_tool_link(const char *link, struct tool *t, struct error *err, b
 {
 	cleanup_free char *dir = path_dirname(link);
 	cleanup_free char *dir_canon = realpath(dir, NULL);
-	if (!dir_canon)
+	if (!dir_canon) {
+		if (!*have_err)
+			error_set(err, "cannot resolve '%s': %s", dir, strerror(errno)), *have_err = true;
 		return false;
+	}
 	cleanup_free char *shell = path_dirname(dir_canon);
 	struct manifest m;
 	struct error why;

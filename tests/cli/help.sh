@@ -76,6 +76,7 @@ else
 fi
 
 # moat profile: the rules run and shell would apply here.
+rm -rf "$PROJ/.moat" # made by the moat run above
 run "$MOAT" profile
 [ "$rc" -eq 0 ] && ok "moat profile" || { not_ok "moat profile" && _show moat profile; }
 expect_out "the root: read/write/exec" "^$PROJ +read/write/exec +root\$"

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Keystroke injection into the terminal that started moat (issue 6, item 1).
+#
+# With dev.tty.legacy_tiocsti=1 a process may push bytes into its terminal's
+# input queue (TIOCSTI); the shell that started moat reads them once moat
+# returns and runs them unconfined. TIOCLINUX pastes the console selection and
+# the VT keymap ioctls retype keys: same outcome. Every attempt runs on a
+# real pseudo-terminal under an interactive bash, and the proof of escape is a
+# file only that outer shell could create. The control runs the same attempt
+# without moat, so no test passes because the probe itself is broken.
+. "$(dirname "$0")/../lib.sh"
+
+PTY=$HELPERS/pty_session
+cp "$HELPERS/tiocsti" "$PROJ/tiocsti"
+
+# outer_shell KEYS...: an interactive bash on a new pty; each KEYS is
+# "DELAY_MS TEXT", typed in order. Output in $T/.out, status in $rc.
+outer_shell() {
+	printf '%s\n' "$@" >"$T/keys"
+	env PS1='$ ' "$PTY" -t 15 -- bash --norc --noprofile -i <"$T/keys" >"$T/.out" 2>"$T/.err"
+	rc=$?
+}
+
+# inject NAME MODE [MOAT...]: type `[moat run --] ./tiocsti MODE 'touch FILE\n'`
+# into an outer shell; FILE appears only if the outer shell ran the injected
+# text. Leaves $injected set to yes or no.
+inject() {
+	local name=$1 mode=$2
+	shift 2
+	local file="$T/pwned-$name-$#"
+	rm -f "$file"
+	outer_shell "300 $* ./tiocsti $mode \$'touch $file\\n'" "1500 exit"
+	[ -e "$file" ] && injected=yes || injected=no
+}
+
+# --- TIOCSTI, in three encodings -------------------------------------------
+inject sti sti
+legacy=$injected
+if [ "$legacy" = yes ]; then
+	ok "control: without moat, TIOCSTI makes the outer shell run the text"
+else
+	skip "TIOCSTI is refused by this kernel itself (dev.tty.legacy_tiocsti=0)"
+fi
+for mode in sti sti-high sti-i386; do
+	inject "$mode" "$mode" "$MOAT" run --
+	if [ "$injected" = no ] && grep -q "$mode: Operation not permitted" "$T/.out"; then
+		ok "moat run: $mode is refused and the outer shell runs nothing"
+	else
+		not_ok "moat run: $mode is refused and the outer shell runs nothing (injected=$injected)" &&
+			_show "$mode"
+	fi
+done
+if [ "$legacy" = yes ]; then
+	inject high-control sti-high
+	[ "$injected" = yes ] && ok "control: bit 32 of the request is ignored by the kernel (so must be by the filter)" ||
+		not_ok "control: TIOCSTI with bit 32 set still injects without moat"
+	inject i386-control sti-i386
+	[ "$injected" = yes ] && ok "control: the i386 gate injects without moat" ||
+		skip "the i386 syscall gate is not available (no IA32 emulation)"
+fi
+
+# --- the same through moat shell and a wrapped tool ------------------------
+printf '%s\n' "./tiocsti sti \$'touch $T/pwned-shell\\n'" "exit" >"$T/shell-cmds"
+outer_shell "300 SHELL=/bin/sh '$MOAT' shell <'$T/shell-cmds'" "2000 exit"
+[ ! -e "$T/pwned-shell" ] && grep -q "Operation not permitted" "$T/.out" &&
+	ok "moat shell: TIOCSTI is refused" || { not_ok "moat shell: TIOCSTI is refused" && _show shell; }
+
+mkdir -p "$PROJ/.tools/bin" "$PROJ/.tools/share/moat"
+ln -s "$WRAPPER" "$PROJ/.tools/bin/tiocsti"
+printf 'tiocsti\t%s\n' "$PROJ/tiocsti" >"$PROJ/.tools/share/moat/manifest"
+rm -f "$T/pwned-wrapper"
+outer_shell "300 MOAT_ROOT='$PROJ' '$PROJ/.tools/bin/tiocsti' sti \$'touch $T/pwned-wrapper\\n'" "1500 exit"
+[ ! -e "$T/pwned-wrapper" ] && grep -q "sti: Operation not permitted" "$T/.out" &&
+	ok "moat-wrapper: TIOCSTI is refused" || { not_ok "moat-wrapper: TIOCSTI is refused" && _show wrapper; }
+
+# --- TIOCLINUX and the VT keymap: on a pty the kernel answers ENOTTY, so
+# EPERM can only come from the filter (there is no VT to test on here). ----
+for mode in linux linux-high linux-i386 keymap; do
+	run "$PTY" -- "$PROJ/tiocsti" "$mode" </dev/null
+	outside=$(tr -d '\r' <"$T/.out")
+	run "$PTY" -- "$MOAT" run -- ./tiocsti "$mode" </dev/null
+	if grep -q "$mode: Operation not permitted" "$T/.out" && ! grep -q "$mode: ok" "$T/.out"; then
+		ok "moat run: $mode is refused by the filter (unconfined: ${outside#*: })"
+	else
+		not_ok "moat run: $mode is refused by the filter" && _show "$mode"
+	fi
+done
+
+# --- the terminal keeps working --------------------------------------------
+run "$PTY" -- "$MOAT" run -- ./tiocsti tcgets </dev/null
+expect_out "the terminal answers TCGETS inside moat" 'tcgets: ok'
+run "$PTY" -- "$MOAT" run -- ./tiocsti winsz </dev/null
+expect_out "and TIOCGWINSZ (24x80, as the pty was made)" 'rows=24 cols=80'
+run "$PTY" -- "$MOAT" run -- ./tiocsti write MOAT-WROTE-THIS </dev/null
+expect_out "a sandboxed tool writes to the terminal" 'MOAT-WROTE-THIS'
+printf '800 typed-line\n' | "$PTY" -- "$MOAT" run -- sh -c 'read -r x; echo "got=$x"' >"$T/.out" 2>"$T/.err"
+expect_out "and reads what the user types" 'got=typed-line'
+run "$PTY" -- "$MOAT" run -- sh -c 'stty -echo && stty echo && echo STTY-OK' </dev/null
+expect_out "stty (TCSETS) works" 'STTY-OK'
+run "$PTY" -- "$MOAT" run -- /bin/bash --norc --noprofile -ic 'sleep 0.1 & wait; echo JOBS-OK' </dev/null
+expect_out "an interactive bash inside moat still runs" 'JOBS-OK'
+
+# --- taking the terminal away from the user's session ----------------------
+if is_root; then
+	run "$PTY" -- "$PROJ/tiocsti" steal </dev/null
+	grep -q 'steal: ok' "$T/.out" && ok "control: root steals a terminal from its session (TIOCSCTTY 1)" ||
+		not_ok "control: root steals a terminal (TIOCSCTTY 1)"
+fi
+run "$PTY" -- "$MOAT" run -- ./tiocsti steal </dev/null
+grep -q 'steal: Operation not permitted' "$T/.out" && ok "moat run: TIOCSCTTY 1 is refused" ||
+	{ not_ok "moat run: TIOCSCTTY 1 is refused" && _show steal; }
+
+# --- a process left behind makes itself the foreground and reads what the
+# user types next into the outer shell: a key logger for sudo passwords. ---
+hijack() { # STOLEN [MOAT...]
+	local stolen=$1
+	shift
+	rm -f "$stolen" "$stolen.err" "$T/typed-by-user"
+	outer_shell "300 $* ./tiocsti hijack $stolen" "2500 touch $T/typed-by-user" "800 exit"
+}
+hijack "$PROJ/stolen-control"
+if [ -s "$PROJ/stolen-control" ] && [ ! -e "$T/typed-by-user" ]; then
+	ok "control: without moat, a leftover process steals the user's next line"
+else
+	skip "the terminal-takeover control did not reproduce here"
+fi
+hijack "$PROJ/stolen" "$MOAT" run --
+if [ ! -s "$PROJ/stolen" ] && [ -e "$T/typed-by-user" ]; then
+	ok "moat run: a leftover process cannot take the terminal from the user's shell"
+else
+	not_ok "moat run: a leftover process cannot take the terminal from the user's shell" &&
+		echo "#   stolen: $(cat "$PROJ/stolen" "$PROJ/stolen.err" 2>/dev/null | tr -d '\r')"
+fi
+
+done_testing

@@ -15,6 +15,9 @@ int config_load(const char *path, struct config *out, char **buf_out, size_t *le
 	/* One byte over the limit, so the parser reports the size with the
 	 * position format every other config error has. */
 	if (fs_read_file(path, ZON_MAX_SIZE + 1, &buf, &len, err) < 0) {
+		if (errno == EFBIG)
+			return error_set(err, "%s:1:1: file is larger than %d bytes", path,
+			                 ZON_MAX_SIZE);
 		if (errno != ENOENT)
 			return -1;
 		error_clear(err);

@@ -3,6 +3,8 @@
  * grants (bins, "*", dirs, "~"), shell detection, confirm and jailbreak. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "config/config.h"
@@ -310,6 +312,59 @@ static void test_errors(void)
 	}
 }
 
+static void test_load(void)
+{
+	char dir[] = "/tmp/moat-test-config.XXXXXX";
+	if (!CHECK(mkdtemp(dir) != NULL, "temporary directory"))
+		return;
+	char *path = xasprintf("%s/config.zon", dir);
+	struct config cfg;
+	struct error err = {0};
+	char *buf = NULL;
+	size_t len = 99;
+	CHECK(config_load(path, &cfg, &buf, &len, &err) == 0 && buf && len == 0 && cfg.nallow == 0,
+	      "a missing file is an empty config with an empty buffer");
+	free(buf);
+	config_free(&cfg);
+
+	const char *text = ".{ .default = .{ \"jq\" } }\n";
+	CHECK(fs_write_atomic(path, text, strlen(text), 0600, &err) == 0, "write a config");
+	CHECK(config_load(path, &cfg, &buf, &len, &err) == 0 && len == strlen(text) &&
+	          !strcmp(buf, text) && cfg.ndefault == 1,
+	      "the file is parsed and its bytes handed back");
+	free(buf);
+	config_free(&cfg);
+	CHECK(config_load(path, &cfg, NULL, NULL, &err) == 0 && cfg.ndefault == 1,
+	      "the bytes are optional");
+	config_free(&cfg);
+
+	text = ".{ .defualt = .{} }";
+	fs_write_atomic(path, text, strlen(text), 0600, &err);
+	char *want = xasprintf("%s:1:4: unknown key '.defualt' in the top-level struct", path);
+	CHECK(config_load(path, &cfg, NULL, NULL, &err) == -1, "an invalid file fails to load");
+	CHECK_STR(err.msg, want, "with the path in the message");
+	free(want);
+
+	size_t big = 3 * ZON_MAX_SIZE;
+	char *huge = xmalloc(big);
+	memset(huge, ' ', big);
+	fs_write_atomic(path, huge, big, 0600, &err);
+	free(huge);
+	want = xasprintf("%s:1:1: file is larger than 1048576 bytes", path);
+	CHECK(config_load(path, &cfg, NULL, NULL, &err) == -1, "a huge file fails to load");
+	CHECK_STR(err.msg, want, "with the usual position format");
+	free(want);
+
+	char *sub = xasprintf("%s/sub", dir);
+	mkdir(sub, 0700);
+	CHECK(config_load(sub, &cfg, NULL, NULL, &err) == -1, "a directory is not a config");
+	rmdir(sub);
+	free(sub);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 int main(void)
 {
 	test_seed_example();
@@ -317,5 +372,6 @@ int main(void)
 	test_detect();
 	test_lookups();
 	test_errors();
+	test_load();
 	return tap_done();
 }

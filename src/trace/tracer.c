@@ -1,0 +1,445 @@
+/* The tracer of moat run --trace: an unconfined parent following the
+ * confined command and everything it starts.
+ *
+ * Why ptrace and not seccomp user notification: a notification arrives
+ * before the syscall runs, and the supervisor never learns how it ended.
+ * Telling a Landlock refusal from success would mean redoing the operation
+ * in the supervisor, which for creates, writes and removes is neither safe
+ * nor exact. ptrace sees the return value at the syscall's exit. To keep the
+ * stops few the child installs, before confining itself, a seccomp filter
+ * (filter.c) that returns SECCOMP_RET_TRACE only for the syscalls Landlock
+ * can refuse; everything else runs without stopping. A watched syscall
+ * costs two stops: the seccomp stop at entry, where its arguments are kept,
+ * and, because the tracer resumes it with PTRACE_SYSCALL, one exit stop,
+ * where a failure with EACCES, EPERM or EXDEV is handed to judge.c.
+ *
+ * PTRACE_SEIZE with PTRACE_O_TRACE{FORK,VFORK,CLONE,EXEC} follows every
+ * process and thread the command starts, statically linked ones included:
+ * ptrace does not care how a program was built. SEIZE (not TRACEME) keeps
+ * job control honest: a stopped tracee is parked with PTRACE_LISTEN, and
+ * moat stops too, as it would if it were the command. PTRACE_O_EXITKILL:
+ * should moat die, its tracees die with it, since without a tracer every
+ * watched syscall of theirs would fail with ENOSYS.
+ *
+ * The child stays in moat's process group, so it keeps the terminal's
+ * foreground and gets what the terminal sends (^C, ^\, ^Z) itself; moat
+ * forwards only the signals addressed to it alone. */
+#ifdef __linux__
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "base/path.h"
+#include "trace/linux.h"
+
+/* One traced thread. */
+struct task {
+	pid_t tid;
+	char *name;   /* of its process, as of its last exec; NULL until known */
+	bool in_call; /* resumed at a watched syscall's entry, its exit to come */
+	long nr;
+	uint64_t args[6];
+	struct task *next;
+};
+
+#define NBUCKETS 256
+
+struct tracer {
+	struct task *buckets[NBUCKETS];
+	size_t ntasks;
+	pid_t main; /* the command */
+	int main_status;
+	const struct trace_opts *opts;
+	struct trace_log *log;
+};
+
+static struct task **slot(struct tracer *t, pid_t tid)
+{
+	struct task **p = &t->buckets[(unsigned)tid % NBUCKETS];
+	while (*p && (*p)->tid != tid)
+		p = &(*p)->next;
+	return p;
+}
+
+static struct task *task_get(struct tracer *t, pid_t tid)
+{
+	struct task **p = slot(t, tid);
+	if (!*p) {
+		*p = xcalloc(1, sizeof(**p));
+		(*p)->tid = tid;
+		t->ntasks++;
+	}
+	return *p;
+}
+
+static void task_drop(struct tracer *t, pid_t tid)
+{
+	struct task **p = slot(t, tid);
+	struct task *k = *p;
+	if (!k)
+		return;
+	*p = k->next;
+	free(k->name);
+	free(k);
+	t->ntasks--;
+}
+
+/* Read a small /proc/TID file; "" when it cannot be read. */
+static size_t proc_read(pid_t tid, const char *what, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, what);
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* A process's name: argv[0]'s basename, which is what a wrapped tool is
+ * called and what `moat allow BIN` matches; a login shell's leading '-'
+ * dropped. The kernel's 15-byte comm when argv[0] is empty. */
+static char *process_name(pid_t tid)
+{
+	char buf[4096];
+	proc_read(tid, "cmdline", buf, sizeof(buf));
+	const char *name = path_basename(buf);
+	while (*name == '-')
+		name++;
+	if (!*name) {
+		proc_read(tid, "comm", buf, sizeof(buf));
+		buf[strcspn(buf, "\n")] = '\0';
+		name = buf;
+	}
+	return xstrdup(*name ? name : "?");
+}
+
+/* The process a thread belongs to. */
+static pid_t thread_group(pid_t tid)
+{
+	char buf[4096];
+	proc_read(tid, "status", buf, sizeof(buf));
+	const char *line = strstr(buf, "\nTgid:");
+	return line ? (pid_t)strtol(line + 6, NULL, 10) : tid;
+}
+
+static void on_seccomp(pid_t tid, struct task *k)
+{
+	struct __ptrace_syscall_info info;
+	k->in_call = false;
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info) <= 0 ||
+	    info.op != PTRACE_SYSCALL_INFO_SECCOMP)
+		return;
+	k->nr = (long)info.seccomp.nr;
+	memcpy(k->args, info.seccomp.args, sizeof(k->args));
+	k->in_call = true;
+}
+
+static void on_syscall_exit(struct tracer *t, pid_t tid, struct task *k)
+{
+	struct __ptrace_syscall_info info;
+	if (!k->in_call)
+		return;
+	k->in_call = false;
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info) <= 0 ||
+	    info.op != PTRACE_SYSCALL_INFO_EXIT || !info.exit.is_error)
+		return;
+	int err = (int)-info.exit.rval;
+	const struct sc_desc *d = trace_syscall(k->nr);
+	if (!d || (err != EACCES && err != EPERM && err != EXDEV))
+		return;
+	if (!k->name)
+		k->name = process_name(tid);
+	trace_judge(tid, thread_group(tid), k->name, d, k->args, err, t->log);
+}
+
+/* fork, vfork, clone: the new task belongs to the parent's process or is
+ * a copy of it, so it has its name until it execs. Its first stop may have
+ * come before this event; then it is already known, without a name. */
+static void on_spawn(struct tracer *t, pid_t tid, struct task *k)
+{
+	unsigned long msg;
+	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) < 0)
+		return;
+	struct task *child = task_get(t, (pid_t)msg);
+	if (!child->name)
+		child->name = k->name ? xstrdup(k->name) : process_name((pid_t)msg);
+}
+
+/* A thread other than the leader that execs takes the leader's id; its old
+ * id is never heard of again. The exec succeeded: no exit stop follows. */
+static void on_exec(struct tracer *t, pid_t tid, struct task *k)
+{
+	unsigned long former;
+	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &former) == 0 && (pid_t)former != tid)
+		task_drop(t, (pid_t)former);
+	k->in_call = false;
+	free(k->name);
+	k->name = process_name(tid);
+}
+
+static volatile sig_atomic_t g_child;     /* the command */
+static volatile sig_atomic_t g_child_done;
+static volatile sig_atomic_t g_stop_rest; /* asked to stop what the command left running */
+static volatile sig_atomic_t g_alarm;
+
+static void on_forwarded(int sig, siginfo_t *si, void *unused)
+{
+	(void)unused;
+	int saved = errno;
+	if (g_child_done)
+		g_stop_rest = 1;
+	/* The terminal signals the whole foreground group: the command has it
+	 * already if it is still in ours. */
+	else if (!(si->si_code == SI_KERNEL && getpgid(g_child) == getpgrp()))
+		kill(g_child, sig);
+	errno = saved;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	g_alarm = 1;
+}
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/* moat must not stop on its own: it stops when the command does. */
+static const int ignored[] = {SIGTSTP, SIGTTIN, SIGTTOU};
+
+struct saved_signals {
+	struct sigaction fwd[ARRAY_LEN(forwarded)], ign[ARRAY_LEN(ignored)], alarm;
+};
+
+static void signals_take(struct saved_signals *s)
+{
+	struct sigaction fwd = {.sa_sigaction = on_forwarded, .sa_flags = SA_SIGINFO};
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	struct sigaction alarm_sa = {.sa_handler = on_alarm};
+	sigemptyset(&fwd.sa_mask);
+	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++) {
+		sigaction(forwarded[i], NULL, &s->fwd[i]);
+		/* Ignored when moat started (nohup, a background job): the
+		 * command inherited that, and moat leaves it so. */
+		if (s->fwd[i].sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &fwd, NULL);
+	}
+	for (size_t i = 0; i < ARRAY_LEN(ignored); i++)
+		sigaction(ignored[i], &ign, &s->ign[i]);
+	sigaction(SIGALRM, &alarm_sa, &s->alarm);
+}
+
+static void signals_restore(const struct saved_signals *s)
+{
+	alarm(0);
+	for (size_t i = 0; i < ARRAY_LEN(forwarded); i++)
+		sigaction(forwarded[i], &s->fwd[i], NULL);
+	for (size_t i = 0; i < ARRAY_LEN(ignored); i++)
+		sigaction(ignored[i], &s->ign[i], NULL);
+	sigaction(SIGALRM, &s->alarm, NULL);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* The command stopped (^Z, SIGSTOP): without --trace moat would be the
+ * command, so its shell must see moat stop, and continuing moat continues
+ * the command. The shell's SIGCONT reaches the command itself while it is
+ * in moat's process group. */
+static void stop_with(pid_t child)
+{
+	kill(getpid(), SIGSTOP);
+	if (getpgid(child) != getpgrp())
+		kill(child, SIGCONT);
+}
+
+static void handle_stop(struct tracer *t, pid_t tid, int status)
+{
+	int sig = WSTOPSIG(status), event = (unsigned)status >> 16, inject = 0;
+	enum __ptrace_request resume = PTRACE_CONT;
+	struct task *k = task_get(t, tid);
+	switch (event) {
+	case PTRACE_EVENT_SECCOMP:
+		on_seccomp(tid, k);
+		if (k->in_call)
+			resume = PTRACE_SYSCALL;
+		break;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_spawn(t, tid, k);
+		break;
+	case PTRACE_EVENT_EXEC:
+		on_exec(t, tid, k);
+		break;
+	case PTRACE_EVENT_STOP:
+		/* A group-stop: stay stopped until SIGCONT. Otherwise the first
+		 * stop of a new task, or the wake-up from a group-stop. */
+		if (is_stop_signal(sig)) {
+			ptrace(PTRACE_LISTEN, tid, NULL, NULL);
+			if (tid == t->main)
+				stop_with(tid);
+			return;
+		}
+		break;
+	case 0:
+		if (sig == (SIGTRAP | 0x80))
+			on_syscall_exit(t, tid, k);
+		else
+			inject = sig; /* a signal for the tracee: deliver it */
+		break;
+	default:
+		break;
+	}
+	ptrace(resume, tid, NULL, (void *)(uintptr_t)inject);
+}
+
+static void kill_all(struct tracer *t)
+{
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct task *k = t->buckets[b]; k; k = k->next)
+			kill(k->tid, SIGKILL);
+}
+
+static int trace_loop(struct tracer *t, struct error *err)
+{
+	bool told = false;
+	for (;;) {
+		if (g_stop_rest) {
+			g_stop_rest = 0;
+			kill_all(t);
+		}
+		if (g_alarm && !told) {
+			told = true;
+			if (t->ntasks && t->opts->lingering)
+				t->opts->lingering(t->opts->arg);
+		}
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD)
+				return 0;
+			return error_set(err, "cannot wait for the command: %s", strerror(errno));
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			task_drop(t, tid);
+			if (tid == t->main) {
+				t->main_status = status;
+				g_child_done = 1;
+				alarm(1);
+			}
+		} else if (WIFSTOPPED(status)) {
+			handle_stop(t, tid, status);
+		}
+	}
+}
+
+static void tracer_free(struct tracer *t)
+{
+	for (size_t b = 0; b < NBUCKETS; b++)
+		while (t->buckets[b])
+			task_drop(t, t->buckets[b]->tid);
+}
+
+/* The child: wait until the tracer is attached, then filter, confine, exec.
+ * A failure before the command runs goes back through report_fd. */
+static void child_main(const struct trace_opts *o, int go_fd, int report_fd)
+{
+	char go;
+	ssize_t n;
+	do
+		n = read(go_fd, &go, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(125);
+	struct error err = {0};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		error_set(&err, "cannot set no_new_privs: %s", strerror(errno));
+	else
+		trace_filter_install(&err);
+	if (err.msg[0]) {
+		(void)!write(report_fd, err.msg, strlen(err.msg));
+		_exit(125);
+	}
+	close(report_fd);
+	_exit(o->child(o->arg));
+}
+
+static int seize(pid_t pid, struct error *err)
+{
+	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+		    PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP |
+		    PTRACE_O_EXITKILL;
+	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)opts) == 0)
+		return 0;
+	error_set(err, "cannot trace the command: %s", strerror(errno));
+	if (errno == EPERM)
+		error_hint(err, "ptrace is restricted here: kernel.yama.ptrace_scope, a "
+				"container's seccomp profile, or moat itself being traced");
+	err->status = 125;
+	return -1;
+}
+
+int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, struct error *err)
+{
+	int go[2], report[2];
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return error_set(err, "cannot make a pipe: %s", strerror(errno));
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return error_set(err, "cannot make a pipe: %s", strerror(errno));
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(report[0]);
+		child_main(o, go[0], report[1]);
+	}
+	close(go[0]);
+	close(report[1]);
+	if (pid < 0 || seize(pid, err) < 0) {
+		if (pid < 0)
+			error_set(err, "cannot start the command: %s", strerror(errno));
+		close(go[1]);
+		close(report[0]);
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		err->status = 125;
+		return -1;
+	}
+	struct tracer t = {.main = pid, .opts = o, .log = log};
+	task_get(&t, pid)->name = xstrdup(path_basename(o->name));
+	g_child = pid;
+	g_child_done = g_stop_rest = g_alarm = 0;
+	struct saved_signals saved;
+	signals_take(&saved);
+	(void)!write(go[1], "g", 1);
+	close(go[1]);
+	int rc = trace_loop(&t, err);
+	signals_restore(&saved);
+	tracer_free(&t);
+	*status = t.main_status;
+	char msg[sizeof(err->msg)];
+	ssize_t n = read(report[0], msg, sizeof(msg) - 1);
+	close(report[0]);
+	if (rc == 0 && n > 0) {
+		msg[n] = '\0';
+		error_set(err, "%s", msg);
+		rc = -1;
+	}
+	if (rc < 0)
+		err->status = 125;
+	return rc;
+}
+#endif

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# moat run --trace follows every process and thread the command starts and
+# attributes each refusal to the one that was refused (name and pid); a
+# static binary is caught like any other; the exit status, signals and the
+# terminal are the command's own.
+. "$(dirname "$0")/trace-lib.bash"
+
+if ! build_probes; then
+	not_ok "build tests/trace/probe.c"
+	done_testing
+	exit
+fi
+echo "A" >"$HOME/.ssh/a"
+echo "B" >"$HOME/.ssh/b"
+
+trace "$PROBE" fork "$HOME/.ssh/a" "$HOME/.ssh/b"
+[ "$rc" = 0 ] && ok "control: both opens were refused inside" || not_ok "control: both opens were refused inside"
+child=$(printed child) parent=$(printed parent)
+expect_raw "the forked child's refusal is the child's" "^  probe\[$child\] +read +$HOME/.ssh/a$"
+expect_raw "the parent's is the parent's" "^  probe\[$parent\] +read +$HOME/.ssh/b$"
+
+trace "$PROBE" thread "$HOME/.ssh/a"
+pid=$(printed pid) tid=$(printed tid)
+[ "$rc" = 0 ] && [ -n "$tid" ] && [ "$tid" != "$pid" ] && ok "control: a second thread was refused" ||
+	not_ok "control: a second thread was refused"
+expect_raw "a thread's refusal is its process's (pid, not tid)" "^  probe\[$pid\] +read +$HOME/.ssh/a$"
+
+if [ -n "$PROBE_STATIC" ]; then
+	trace "$PROBE_STATIC" thread "$HOME/.ssh/b"
+	pid=$(printed pid)
+	[ "$rc" = 0 ] && ok "control: the static binary was refused" || not_ok "control: the static binary was refused"
+	expect_raw "a statically linked binary's refusal is caught" "^  probe-static\[$pid\] +read +$HOME/.ssh/b$"
+	trace "$PROBE_STATIC" fork "$HOME/.ssh/a" "$HOME/.ssh/b"
+	expect_raw "and its forked child's" "^  probe-static\[$(printed child)\] +read +$HOME/.ssh/a$"
+else
+	skip "no static libc (libc6-dev's libc.a): cannot build a static probe"
+	skip "no static libc: static fork"
+fi
+
+# Exec chains: the name follows the exec, the pid stays.
+trace sh -c 'echo "sh=$$"; exec cat ~/.ssh/a'
+expect_raw "after exec the process has the new name and the same pid" "^  cat\[$(printed sh)\] +read"
+
+# make -j: parallel jobs, each its own process.
+if command -v make >/dev/null; then
+	printf 'all: a b\na:\n\t@cat %s\nb:\n\t@head %s\n' "$HOME/.ssh/a" "$HOME/.ssh/b" >"$PROJ/Makefile"
+	trace make -j2 -k
+	expect_report "make -j: the first job's refusal" "^ cat\[N\] read $HOME/.ssh/a$"
+	expect_report "make -j: the second job's" "^ head\[N\] read $HOME/.ssh/b$"
+	[ "$rc" = 2 ] && ok "and make's status passes through" || not_ok "and make's status passes through (got $rc)"
+else
+	skip "make is missing"
+fi
+
+# Processes the command leaves behind are still followed; moat says it waits.
+trace sh -c '(sleep 1; cat ~/.ssh/a) & echo started'
+expect_out "moat says it waits for what the command started" 'waiting for the processes it started'
+expect_report "a refusal after the command exited is still caught" "^ cat\[N\] read $HOME/.ssh/a$"
+
+# ... and a signal to moat then stops them rather than leaving them
+# untraced (their watched syscalls would fail without a tracer).
+"$MOAT" run --trace -- sh -c 'sleep 60 & echo $! >bg.pid' 2>"$T/bg.err" &
+mpid=$!
+for _ in $(seq 50); do grep -q waiting "$T/bg.err" 2>/dev/null && break; sleep 0.1; done
+kill -TERM "$mpid"
+for _ in $(seq 50); do kill -0 "$mpid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$mpid" 2>/dev/null; then
+	not_ok "SIGTERM after the command exited ends moat" && kill -KILL "$mpid"
+else
+	wait "$mpid"
+	bg_rc=$?
+	[ "$bg_rc" = 0 ] && ok "SIGTERM after the command exited ends moat, with the command's status" ||
+		not_ok "SIGTERM after the command exited ends moat, with the command's status (got $bg_rc)"
+fi
+sleep 0.2
+# Gone, or a zombie when nothing reaps orphans (a container's init).
+bgpid=$(cat "$PROJ/bg.pid" 2>/dev/null)
+bgstate=$(cut -d' ' -f3 "/proc/$bgpid/stat" 2>/dev/null)
+[ -n "$bgpid" ] && { [ -z "$bgstate" ] || [ "$bgstate" = Z ]; } && ok "and the leftover process is gone" ||
+	not_ok "and the leftover process is gone (state $bgstate)"
+
+# Signals sent to moat reach the command, as they would without --trace.
+for sig in TERM HUP; do
+	rm -f "$PROJ/ready"
+	"$MOAT" run --trace -- sh -c "trap 'echo got-$sig; exit 9' $sig; touch ready; while :; do sleep 0.1; done" \
+		>"$T/sig.out" 2>&1 &
+	mpid=$!
+	for _ in $(seq 50); do [ -e "$PROJ/ready" ] && break; sleep 0.1; done
+	kill -"$sig" "$mpid"
+	wait "$mpid"
+	sig_rc=$?
+	[ "$sig_rc" = 9 ] && grep -q "got-$sig" "$T/sig.out" && ok "SIG$sig to moat reaches the command" ||
+		not_ok "SIG$sig to moat reaches the command (status $sig_rc)"
+done
+
+# The terminal: the command keeps the foreground process group.
+if command -v script >/dev/null; then
+	run script -qec "'$MOAT' run --trace -- '$PROBE' tty" /dev/null
+	grep -q '^foreground' "$T/.out" && ok "the command owns the terminal's foreground" ||
+		{ not_ok "the command owns the terminal's foreground" && _show script; }
+	run script -qec "'$MOAT' run --trace -- sh -c 'test -t 0 && test -t 1 && echo tty-ok; exit 3'" /dev/null
+	grep -q 'tty-ok' "$T/.out" && ok "stdin and stdout are still the terminal" ||
+		not_ok "stdin and stdout are still the terminal"
+else
+	skip "script(1) is missing: no terminal to test with"
+	skip "script(1) is missing"
+fi
+
+# Standard input still reaches the command.
+out=$(echo piped | "$MOAT" run --trace -- cat 2>/dev/null)
+[ "$out" = piped ] && ok "stdin is the command's" || not_ok "stdin is the command's (got '$out')"
+
+done_testing

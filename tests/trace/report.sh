@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# moat run --trace: the report's shape and its suggestions (issue 5). A
+# script that reads ~/.ssh/config, writes ~/.cache/x, runs a binary from a
+# denied directory and lists /tmp gets exactly those four entries, each
+# with the grant that allows it; pasting the grants makes the run clean.
+. "$(dirname "$0")/trace-lib.bash"
+
+mkdir -p "$HOME/bin"
+cp /bin/true "$HOME/bin/tool"
+cat >"$PROJ/four.sh" <<'EOF'
+cat ~/.ssh/config
+echo x >~/.cache/x
+~/bin/tool
+ls /tmp >/dev/null
+exit 5
+EOF
+
+trace sh four.sh
+[ "$rc" = 5 ] && ok "the script's exit status passes through --trace" ||
+	not_ok "the script's exit status passes through --trace (got $rc)"
+expect_report "the header counts four paths" '^moat: 4 path\(s\) denied by the sandbox$'
+expect_lines "exactly those four entries, in order, with process and operation" \
+	'path\(s\) denied' '^$' "$(
+		cat <<EOF
+ cat[N] read $HOME/.ssh/config
+ sh[N] create $HOME/.cache/x
+ sh[N] exec $HOME/bin/tool
+ ls[N] list /tmp
+EOF
+	)"
+if [[ $HOME == /tmp/* ]]; then
+	tmp_suggestion=" none for /tmp: it contains your home directory, and moat allow refuses that"
+else
+	tmp_suggestion=" moat allow ls /tmp"
+fi
+expect_lines "one grant per path: read, --write on the directory for a create, --exec" \
+	'^to grant, pick the ones you actually need:$' '^hint:' "$(
+		cat <<EOF
+ moat allow cat $HOME/.ssh/config
+ moat allow sh $HOME/.cache --write
+ moat allow sh $HOME/bin/tool --exec
+$tmp_suggestion
+EOF
+	)"
+expect_report "a write under \$HOME hints at MOAT_ENV_HOME" '^hint: .*MOAT_ENV_HOME'
+
+failed=$(apply_suggestions)
+[ -z "$failed" ] && ok "moat allow accepts every suggestion" || not_ok "moat allow accepts every suggestion: $failed"
+trace sh four.sh
+if [[ $HOME == /tmp/* ]]; then
+	expect_report "after the grants only /tmp is left" '^moat: 1 path\(s\) denied'
+else
+	expect_nothing_denied "after the grants nothing is denied"
+fi
+[ -f "$HOME/.cache/x" ] && ok "and the write landed" || not_ok "and the write landed"
+forget_grants
+
+trace true
+expect_nothing_denied "a clean run says nothing was denied"
+[ "$rc" = 0 ] && ok "with status 0" || not_ok "with status 0 (got $rc)"
+
+trace sh -c 'cat ~/.ssh/id_rsa; kill -TERM $$'
+[ "$rc" = 143 ] && ok "death by a signal is 128+N" || not_ok "death by a signal is 128+N (got $rc)"
+expect_report "and the report still comes" "read $HOME/.ssh/id_rsa$"
+
+# Repeats group into one line: three reads by two programs, three processes.
+trace sh -c 'cat ~/.aws/credentials; cat ~/.aws/credentials; head ~/.aws/credentials'
+expect_report "repeats are one path" '^moat: 1 path\(s\) denied'
+expect_report "with the count and the other processes" "^ cat\[N\] \+2 read $HOME/.aws/credentials \(3 times\)$"
+expect_lines "one grant per program" '^to grant' '^$' "$(
+	cat <<EOF
+ moat allow cat $HOME/.aws/credentials
+ moat allow head $HOME/.aws/credentials
+EOF
+)"
+
+# Never a path moat allow refuses: $HOME and what contains it have no grant.
+trace sh -c 'ls ~ >/dev/null; echo x >~/.profile; ls "$1" >/dev/null' sh "$T"
+expect_report "listing \$HOME: no grant exists" "^ none for $HOME: it is your home directory, and moat allow refuses that$"
+expect_report "creating in \$HOME: no grant exists either" \
+	"^ none for $HOME/.profile: it needs a grant on $HOME, which is your home directory, and moat allow refuses that$"
+expect_report "a directory containing \$HOME: none" "^ none for $T: it contains your home directory, and moat allow refuses that$"
+expect_report "the header says no grant would allow them" '^no grant would allow them:$'
+expect_no_report "and no moat allow line is offered" '^ moat allow'
+
+# A quote or a control character in the path: the nearest directory moat
+# allow accepts, said so; the control character shown escaped.
+mkdir -p "$HOME/docs/it's"
+echo q >"$HOME/docs/it's/f"
+nl=$'\n'
+echo n >"$HOME/docs/new${nl}line"
+trace cat "$HOME/docs/it's/f" "$HOME/docs/new${nl}line"
+expect_report "a quote is shown as is" "^ cat\[N\] read $HOME/docs/it's/f$"
+expect_report "a newline is shown escaped, not as a second line" "^ cat\[N\] read $HOME/docs/new\\\\x0aline$"
+expect_report "the grant is the nearest acceptable directory, with why" \
+	"^ moat allow cat $HOME/docs # the path itself is refused \(it contains a quote\); this is the nearest directory that is not$"
+[ "$(printf '%s\n' "$report" | grep -c 'moat allow')" = 1 ] && ok "both paths share that grant" ||
+	not_ok "both paths share that grant"
+failed=$(apply_suggestions)
+trace cat "$HOME/docs/it's/f" "$HOME/docs/new${nl}line"
+expect_nothing_denied "the offered grant works"
+forget_grants
+
+# The process name is argv[0]'s basename, as BIN is matched: quoted when it
+# needs it, '*' when moat allow would refuse it, a login shell's '-' dropped.
+ln -s /bin/cat "$PROBE_DIR/my tool"
+ln -s /bin/cat "$PROBE_DIR/bad${nl}name"
+trace env PATH="$PROBE_DIR:/usr/bin:/bin" bash -c '"my tool" ~/.ssh/id_rsa; "bad${1}name" ~/.ssh/config
+	(exec -a -sh cat ~/.aws/credentials)' sh "$nl"
+expect_report "a name with a space is quoted" "^ moat allow 'my tool' $HOME/.ssh/id_rsa$"
+expect_report "a name moat allow refuses gets '\*'" "^ moat allow '\*' $HOME/.ssh/config$"
+expect_report "and is shown escaped" "^ bad\\\\x0aname\[N\] read $HOME/.ssh/config$"
+expect_report "a login shell's '-' is dropped" "^ moat allow sh $HOME/.aws/credentials$"
+
+# --trace is an option of run, before the shells.
+run "$MOAT" run --tracee -- true
+[ "$rc" = 2 ] && ok "an unknown option is still a usage error" || not_ok "an unknown option is still a usage error (got $rc)"
+
+done_testing

@@ -112,6 +112,15 @@ expect_report "a name moat allow refuses gets '\*'" "^ moat allow '\*' $HOME/.ss
 expect_report "and is shown escaped" "^ bad\\\\x0aname\[N\] read $HOME/.ssh/config$"
 expect_report "a login shell's '-' is dropped" "^ moat allow sh $HOME/.aws/credentials$"
 
+# The command itself in a denied place, right in $HOME: 126, and the one
+# grant that works (the file), not a hint at $HOME, which moat allow refuses.
+cp /bin/true "$HOME/tool"
+trace "$HOME/tool"
+[ "$rc" = 126 ] && ok "a command the sandbox will not run is 126" || not_ok "a command the sandbox will not run is 126 (got $rc)"
+expect_report "its exec is reported" "^ tool\[N\] exec $HOME/tool$"
+expect_report "the grant is the file" "^ moat allow tool $HOME/tool --exec$"
+expect_no_out "and no hint suggests \$HOME" "^hint: .*moat allow tool $HOME --exec"
+
 # --trace is an option of run, before the shells.
 run "$MOAT" run --tracee -- true
 [ "$rc" = 2 ] && ok "an unknown option is still a usage error" || not_ok "an unknown option is still a usage error (got $rc)"

@@ -27,6 +27,7 @@
 #ifdef __linux__
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct task {
 	pid_t tid;
 	char *name;   /* of its process, as of its last exec; NULL until known */
 	bool in_call; /* resumed at a watched syscall's entry, its exit to come */
+	bool wrapper; /* running moat-wrapper, not the tool yet */
 	long nr;
 	uint64_t args[6];
 	struct task *next;
@@ -152,6 +154,11 @@ static void on_syscall_exit(struct tracer *t, pid_t tid, struct task *k)
 	const struct sc_desc *d = trace_syscall(k->nr);
 	if (!d || (err != EACCES && err != EPERM && err != EXDEV))
 		return;
+	/* moat-wrapper tells a session from the outside by opening / and
+	 * $HOME and being refused: moat's probe, not the tool's doing. Its exec
+	 * of the real tool is the tool's, and is reported. */
+	if (k->wrapper && d->kind != SC_EXEC)
+		return;
 	if (!k->name)
 		k->name = process_name(tid);
 	trace_judge(tid, thread_group(tid), k->name, d, k->args, err, t->log);
@@ -168,6 +175,7 @@ static void on_spawn(struct tracer *t, pid_t tid, struct task *k)
 	struct task *child = task_get(t, (pid_t)msg);
 	if (!child->name)
 		child->name = k->name ? xstrdup(k->name) : process_name((pid_t)msg);
+	child->wrapper = k->wrapper;
 }
 
 /* A thread other than the leader that execs takes the leader's id; its old
@@ -180,6 +188,11 @@ static void on_exec(struct tracer *t, pid_t tid, struct task *k)
 	k->in_call = false;
 	free(k->name);
 	k->name = process_name(tid);
+	char exe[64], target[PATH_MAX];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)tid);
+	ssize_t n = readlink(exe, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	k->wrapper = strcmp(path_basename(target), "moat-wrapper") == 0;
 }
 
 static volatile sig_atomic_t g_child;     /* the command */

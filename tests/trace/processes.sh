@@ -52,6 +52,20 @@ else
 	skip "make is missing"
 fi
 
+# Wrapped tools: moat-wrapper's own probes (it opens / and $HOME to learn
+# that it is in a session) are not the tool's refusals; its exec of a real
+# binary the sandbox will not run is.
+mkdir -p "$HOME/bin"
+cp /bin/cat "$HOME/bin/mytool"
+"$MOAT" wrap tools /bin/cat "$HOME/bin/mytool" >/dev/null 2>&1
+trace_in tools sh -c 'cat ~/.ssh/a; mytool ~/.ssh/b'
+expect_lines "a wrapped tool's refusals, and nothing of the wrapper's probes" 'path\(s\) denied' '^$' "$(
+	cat <<EOF
+ cat[N] read $HOME/.ssh/a
+ mytool[N] exec $HOME/bin/mytool
+EOF
+)"
+
 # Processes the command leaves behind are still followed; moat says it waits.
 trace sh -c '(sleep 1; cat ~/.ssh/a) & echo started'
 expect_out "moat says it waits for what the command started" 'waiting for the processes it started'

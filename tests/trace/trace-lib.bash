@@ -28,6 +28,15 @@ trace() {
 	shape=$(printf '%s\n' "$report" | sed -E 's/\[[0-9]+\]/[N]/g; s/  +/ /g')
 }
 
+# trace_in SHELL CMD...: the same, with the named shell's wrapped tools.
+trace_in() {
+	local shell=$1
+	shift
+	run "$MOAT" run --trace "$shell" -- "$@"
+	report=$(sed -n '/^moat: [0-9]* path(s) denied by the sandbox$/,$p; /^moat: nothing was denied/p' "$T/.err")
+	shape=$(printf '%s\n' "$report" | sed -E 's/\[[0-9]+\]/[N]/g; s/  +/ /g')
+}
+
 _show_report() {
 	sed 's/^/#   stderr: /' "$T/.err" | head -40
 }

@@ -177,12 +177,44 @@ static bool dir_writable(const char *path, struct stat *dir)
 	return may(d, W_OK | X_OK) && stat(d, dir) == 0;
 }
 
+/* The uid file access is checked with: ours, or the tracee's (judge_as). */
+static uid_t fsuid(void)
+{
+	return (uid_t)setfsuid((uid_t)-1); /* an invalid uid changes nothing */
+}
+
 /* In a sticky directory only the owner of the entry or of the directory
  * (or root) may remove or replace it; access() does not check that. */
 static bool sticky_allows(const struct stat *dir, const struct stat *entry)
 {
-	uid_t me = geteuid();
+	uid_t me = fsuid();
 	return !(dir->st_mode & S_ISVTX) || me == 0 || entry->st_uid == me || dir->st_uid == me;
+}
+
+static int sysctl_level(const char *path)
+{
+	char buf[16] = "";
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
+		return 0;
+	return atoi(buf);
+}
+
+/* fs.protected_regular and fs.protected_fifos: opening with O_CREAT an
+ * existing file that someone else owns, in a sticky directory anyone (or,
+ * at level 2, the group) may write, is refused to everyone, root included. */
+static bool protected_create(const char *path, const struct stat *st)
+{
+	const char *knob = S_ISREG(st->st_mode)	   ? "/proc/sys/fs/protected_regular"
+			   : S_ISFIFO(st->st_mode) ? "/proc/sys/fs/protected_fifos"
+						   : NULL;
+	struct stat dir;
+	cleanup_free char *d = path_dirname(path);
+	if (!knob || stat(d, &dir) < 0 || !(dir.st_mode & S_ISVTX) || st->st_uid == dir.st_uid ||
+	    st->st_uid == fsuid())
+		return false;
+	int level = sysctl_level(knob);
+	return (level >= 1 && (dir.st_mode & S_IWOTH)) || (level >= 2 && (dir.st_mode & S_IWGRP));
 }
 
 /* chattr +i or +a: EPERM for everyone, root included; access() checks
@@ -269,6 +301,8 @@ static bool judge_open(const char *path, uint64_t flags, struct verdict *v)
 		if (wr && (!(flags & O_APPEND) || (flags & O_TRUNC)) &&
 		    attr_set(path, STATX_ATTR_APPEND))
 			return false;
+		if ((flags & O_CREAT) && protected_create(path, &st))
+			return false;
 		return may(path, (rd ? R_OK : 0) | (wr ? W_OK : 0));
 	}
 	if (errno != ENOENT || !(flags & O_CREAT))
@@ -324,7 +358,7 @@ static bool judge_link(const char *from, const char *to, int err, struct verdict
 		return false;
 	/* fs.protected_hardlinks (on by default): a link to someone else's file
 	 * needs read and write access to it. */
-	uid_t me = geteuid();
+	uid_t me = fsuid();
 	if (me != 0 && src.st_uid != me &&
 	    (!S_ISREG(src.st_mode) || (src.st_mode & S_ISUID) || !may(from, R_OK | W_OK)))
 		return false;
@@ -390,7 +424,7 @@ static bool judge(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t 
 	case SC_MKNOD:
 		v->path = resolve(tid, pid, dirfd, p1, false);
 		/* Device nodes need CAP_MKNOD before any path is looked at. */
-		if ((S_ISCHR(flags) || S_ISBLK(flags)) && geteuid() != 0)
+		if ((S_ISCHR(flags) || S_ISBLK(flags)) && fsuid() != 0)
 			return false;
 		return judge_create(v->path, TRACE_CREATE, v);
 	case SC_SYMLINK:

@@ -71,6 +71,26 @@ else
 	skip "immutable files need root and a file system with chattr +i"
 fi
 
+# A command that drops root inside the sandbox is judged with its own ids.
+if is_root && command -v setpriv >/dev/null; then
+	echo "private" >"$HOME/.ssh/private"
+	echo "public" >"$HOME/.ssh/public"
+	chmod 600 "$HOME/.ssh/private"
+	chmod 644 "$HOME/.ssh/public"
+	chmod 711 "$T" "$HOME" "$HOME/.ssh"
+	trace setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		sh -c 'cat "$1/private"; cat "$1/public"' sh "$HOME/.ssh"
+	chmod 700 "$T" "$HOME/.ssh"
+	[ "$(grep -c 'Permission denied' "$T/.err")" = 2 ] && ok "control: as uid 65534 both reads fail inside" ||
+		not_ok "control: as uid 65534 both reads fail inside"
+	expect_report "the file uid 65534 could read without moat is reported" "^ cat\[N\] read $HOME/.ssh/public$"
+	expect_no_report "the one it could not read is not" "private"
+else
+	skip "a command dropping root: needs root and setpriv"
+	skip "a command dropping root"
+	skip "a command dropping root"
+fi
+
 # Refused by ordinary permissions *and* outside the sandbox: not reported
 # unless the user could do it without moat.
 if ! is_root; then

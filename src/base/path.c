@@ -80,8 +80,11 @@ char *path_expand_tilde(const char *path, const char *home)
 
 char *path_contract_tilde(const char *path, const char *home)
 {
-	if (home && home[0] == '/' && strcmp(home, "/") != 0 && path_is_under(path, home)) {
-		const char *rest = path + strlen(home);
+	size_t n = home ? strlen(home) : 0;
+	while (n > 1 && home[n - 1] == '/')
+		n--;
+	if (home && home[0] == '/' && n > 1 && path_is_under(path, home)) {
+		const char *rest = path + n;
 		while (*rest == '/')
 			rest++;
 		return *rest ? xasprintf("~/%s", rest) : xstrdup("~");

@@ -165,9 +165,9 @@ int session_open(struct session *s, char **shells, int nshells, const struct glo
 	if (settings_load(home, s->ctx.root, &s->cfg, err) < 0 ||
 	    choose_shells(s, shells, nshells, g, err) < 0)
 		goto fail;
-	context_add_config_grants(&s->ctx, &s->cfg, NULL);
 	resolve_jailbreaks(s, g);
-	if (sandbox_probe(&s->support, err) < 0 ||
+	if (context_add_config_grants(&s->ctx, &s->cfg, NULL, err) < 0 ||
+	    sandbox_probe(&s->support, err) < 0 ||
 	    context_build_profile(&s->ctx, PLATFORM_LINUX, &s->profile, err) < 0 ||
 	    env_apply_overrides(&s->home_override, err) < 0 ||
 	    env_check_home(&s->profile, s->home_override, "'*'", err) < 0)

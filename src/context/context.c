@@ -46,30 +46,19 @@ const char *context_real_home(struct error *err)
 	return home;
 }
 
-static bool covered_by_defaults(const struct profile *defaults, const char *path)
-{
-	for (size_t i = 0; i < defaults->nrules; i++)
-		if ((defaults->rules[i].access & ACCESS_READ) && path_is_under(path, defaults->rules[i].path))
-			return true;
-	return false;
-}
-
 static void gather_etc_links(struct context *c)
 {
-	/* Compare against the default rules so only targets outside them are added. */
-	struct profile defaults = {0};
-	struct profile_input in = {.root = c->root, .home = c->home};
-	struct error ignored;
-	if (profile_build(&in, &defaults, &ignored) < 0)
-		return;
 	for (size_t i = 0; i < ARRAY_LEN(etc_needed) && c->netc_links < ARRAY_LEN(c->etc_links); i++) {
+		struct stat st;
+		/* Only a symlink can lead outside /etc; most entries are not one. */
+		if (lstat(etc_needed[i], &st) < 0 || !S_ISLNK(st.st_mode))
+			continue;
 		char *target = realpath(etc_needed[i], NULL);
-		if (target && !covered_by_defaults(&defaults, target) && !path_refusal(target))
+		if (target && !profile_defaults_read(PLATFORM_LINUX, target) && !path_refusal(target))
 			c->etc_links[c->netc_links++] = target;
 		else
 			free(target);
 	}
-	profile_free(&defaults);
 }
 
 static void gather_terminals(struct context *c)

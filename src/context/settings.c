@@ -31,11 +31,22 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 	return config_load(path, cfg, NULL, NULL, err);
 }
 
-void context_add_config_grants(struct context *c, const struct config *cfg, const char *bin)
+int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
+			      struct error *err)
 {
 	struct config_grant *grants;
 	size_t n = config_grants(cfg, bin, c->root, c->home, &grants);
 	for (size_t i = 0; i < n; i++) {
+		const char *why = path_refusal(grants[i].path);
+		if (why) {
+			cleanup_free char *file = settings_path(c->home);
+			error_set(err, "%s:%d:%d: refusing to grant '%s' to %s: %s", file, grants[i].rule->line,
+				  grants[i].rule->col, grants[i].path, grants[i].bin, why);
+			error_hint(err, "fix the path in config.zon; 'moat check' lists every problem");
+			err->status = 125;
+			config_grants_free(grants, n);
+			return -1;
+		}
 		char *canon = realpath(grants[i].path, NULL);
 		if (!canon)
 			continue;
@@ -45,4 +56,5 @@ void context_add_config_grants(struct context *c, const struct config *cfg, cons
 		free(canon);
 	}
 	config_grants_free(grants, n);
+	return 0;
 }

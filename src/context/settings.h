@@ -18,7 +18,10 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 
 /* Add the grants in force for binary bin (NULL: every grant, as a session
  * unions them) at the context's root, paths expanded and made canonical.
- * A granted path that does not exist is skipped: Landlock cannot rule on it. */
-void context_add_config_grants(struct context *c, const struct config *cfg, const char *bin);
+ * A granted path that does not exist is skipped: Landlock cannot rule on it.
+ * A relative path or one with ".." is refused before anything resolves it:
+ * resolved against the current directory it would grant something else. */
+int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
+			      struct error *err);
 
 #endif

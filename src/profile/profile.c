@@ -185,6 +185,16 @@ void profile_free(struct profile *p)
 	*p = (struct profile){0};
 }
 
+bool profile_defaults_read(enum platform platform, const char *path)
+{
+	const struct default_rule *defs = platform == PLATFORM_MACOS ? macos_defaults : linux_defaults;
+	size_t n = platform == PLATFORM_MACOS ? ARRAY_LEN(macos_defaults) : ARRAY_LEN(linux_defaults);
+	for (size_t i = 0; i < n; i++)
+		if ((defs[i].access & ACCESS_READ) && path_is_under(path, defs[i].path))
+			return true;
+	return false;
+}
+
 bool profile_allows_write(const struct profile *p, const char *path)
 {
 	for (size_t i = 0; i < p->nrules; i++)

@@ -103,6 +103,9 @@ void profile_add_rule(struct profile *p, const char *path, unsigned access,
 		      enum rule_origin origin, const char *bin);
 void profile_set_env(struct profile *p, const char *name, const char *value);
 
+/* Do the platform's default rules already give read access to path? */
+bool profile_defaults_read(enum platform platform, const char *path);
+
 /* Is path writable in this profile (under a rule with ACCESS_WRITE)? */
 bool profile_allows_write(const struct profile *p, const char *path);
 

@@ -41,9 +41,14 @@ int caps_drop_dangerous(struct error *err)
 	/* The bounding set first: dropping from it needs CAP_SETPCAP, which
 	 * goes away below. */
 	for (int cap = 0; cap <= 63; cap++) {
-		if (keep & (1ull << cap))
+		/* Reading is cheap; each drop copies the credentials. EINVAL:
+		 * past the last capability this kernel knows. */
+		int in_set = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+		if (in_set < 0)
+			break;
+		if (!in_set || (keep & (1ull << cap)))
 			continue;
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
 			return error_set(err, "cannot drop capability %d: %s", cap, strerror(errno));
 	}
 	for (int i = 0; i < 2; i++) {

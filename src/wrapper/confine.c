@@ -93,8 +93,9 @@ static int build_wrapper_profile(const struct tool *t, const struct invocation *
 		return -1;
 	context_add_shell(&ctx, t->shell_dir);
 	ctx.wrapper = platform_self_exe();
-	context_add_config_grants(&ctx, cfg, t->name);
-	int rc = context_build_profile(&ctx, PLATFORM_LINUX, p, err);
+	int rc = context_add_config_grants(&ctx, cfg, t->name, err);
+	if (rc == 0)
+		rc = context_build_profile(&ctx, PLATFORM_LINUX, p, err);
 	context_free(&ctx);
 	return rc;
 }

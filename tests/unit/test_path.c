@@ -42,6 +42,8 @@ static void test_tilde(void)
 	CHECK_STR(s = path_contract_tilde("/home/u/.cargo", "/home/u"), "~/.cargo", "contract"), free(s);
 	CHECK_STR(s = path_contract_tilde("/home/u", "/home/u"), "~", "contract home"), free(s);
 	CHECK_STR(s = path_contract_tilde("/home/uu/x", "/home/u"), "/home/uu/x", "not a prefix"), free(s);
+	CHECK_STR(s = path_contract_tilde("/home/u", "/home/u/"), "~", "home with a trailing slash"), free(s);
+	CHECK_STR(s = path_contract_tilde("/home/u/x", "/home/u/"), "~/x", "under home with a slash"), free(s);
 }
 
 static void test_normalize_and_names(void)

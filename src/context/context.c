@@ -78,9 +78,7 @@ static void gather_terminals(struct context *c)
 int context_init(struct context *c, const char *root, const char *home, struct error *err)
 {
 	*c = (struct context){0};
-	c->root = fs_canonical(root, err);
-	if (!c->root)
-		return -1;
+	c->root = xstrdup(root);
 	char *home_canon = realpath(home, NULL);
 	c->home = home_canon ? home_canon : path_normalize(home);
 	if (profile_refuse_root(c->root, c->home, err) < 0) {

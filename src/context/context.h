@@ -26,8 +26,9 @@ struct context {
 	size_t njailbreaks;
 };
 
-/* Gather the facts for a sandbox rooted at root (made canonical) for a user
- * whose real home is home. Refuses a root that is home or contains it. */
+/* Gather the facts for a sandbox rooted at root (already canonical: callers
+ * have it from getcwd() or realpath()) for a user whose real home is home.
+ * Refuses a root that is home or contains it. */
 int context_init(struct context *c, const char *root, const char *home, struct error *err);
 void context_add_shell(struct context *c, const char *dir);
 void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access);

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/path.h"
 
@@ -17,10 +18,14 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 {
 	cleanup_free char *path = settings_path(home);
 	if (root) {
-		cleanup_free char *canon = realpath(path, NULL);
+		/* Where the file lives: its directory resolved, or, for a symlink,
+		 * the file resolved (one realpath either way: this runs in
+		 * moat-wrapper's start-up). */
+		struct stat st;
+		bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 		cleanup_free char *dir = path_dirname(path);
-		cleanup_free char *dir_canon = realpath(dir, NULL);
-		if ((canon && path_is_under(canon, root)) || (dir_canon && path_is_under(dir_canon, root))) {
+		cleanup_free char *where = realpath(link ? path : dir, NULL);
+		if (where && path_is_under(where, root)) {
 			error_set(err, "refusing to use '%s': it is inside the sandbox root '%s'", path, root);
 			error_hint(err, "sandboxed code could rewrite its own grants there; keep config.zon "
 					"outside the project (XDG_CONFIG_HOME)");

@@ -70,10 +70,12 @@ static bool jailbreak_entry_matches(const char *entry, const struct tool *t, con
 static bool is_jailbroken(const struct tool *t, const struct invocation *inv,
 			  const struct config *cfg)
 {
+	const char *list = getenv("MOAT_JAILBREAK");
+	if (!config_jailbreaks(cfg, t->name) && (!list || !*list))
+		return false;
 	cleanup_free char *real = realpath(t->real, NULL);
 	if (config_jailbreaks(cfg, t->name) && jailbreak_entry_matches(t->name, t, real, inv->root))
 		return true;
-	const char *list = getenv("MOAT_JAILBREAK");
 	cleanup_free char *copy = xstrdup(list ? list : "");
 	for (char *entry = copy, *colon; entry; entry = colon ? colon + 1 : NULL) {
 		colon = strchr(entry, ':');
@@ -92,7 +94,7 @@ static int build_wrapper_profile(const struct tool *t, const struct invocation *
 	if (context_init(&ctx, inv->root, inv->home, err) < 0)
 		return -1;
 	context_add_shell(&ctx, t->shell_dir);
-	ctx.wrapper = platform_self_exe();
+	ctx.wrapper = t->self ? xstrdup(t->self) : NULL;
 	int rc = context_add_config_grants(&ctx, cfg, t->name, err);
 	if (rc == 0)
 		rc = context_build_profile(&ctx, PLATFORM_LINUX, p, err);

@@ -123,13 +123,12 @@ static int resolve_tool(const char *argv0, struct tool *t, struct error *err)
 int check_not_wrapper(const struct tool *t, struct error *err)
 {
 	struct stat real, self;
-	cleanup_free char *exe = platform_self_exe();
 	if (stat(t->real, &real) < 0) {
 		error_set(err, "cannot run '%s': '%s': %s", t->name, t->real, strerror(errno));
 		err->status = errno == ENOENT ? 127 : 126;
 		return -1;
 	}
-	if (exe && stat(exe, &self) == 0 && real.st_dev == self.st_dev && real.st_ino == self.st_ino) {
+	if (t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev && real.st_ino == self.st_ino) {
 		error_set(err, "'%s' in the manifest points back at moat-wrapper", t->name);
 		error_hint(err, "the manifest must name the real binary, e.g. /usr/bin/%s", t->name);
 		err->status = 126;
@@ -147,6 +146,7 @@ int main(int argc, char **argv)
 		error_set(&err, "called without a name (empty argv[0])");
 		return fail(&err, 125);
 	}
+	tool.self = platform_self_exe();
 	if (resolve_tool(argv[0], &tool, &err) < 0)
 		return fail(&err, 125);
 

@@ -11,6 +11,7 @@ struct tool {
 	char *name;       /* the tool's name in its manifest */
 	char *shell_dir;  /* canonical shell directory */
 	char *real;       /* the real binary, from the manifest */
+	char *self;       /* canonical path of moat-wrapper itself */
 };
 
 struct invocation {

@@ -16,6 +16,10 @@
  *    iopl, ioperm, bpf: root keeps its capabilities inside Landlock, and
  *    each of these reaches past any filesystem rule (kernel code, raw I/O
  *    ports, kprobes that write other processes' memory).
+ *  - chmod, fchmod, fchmodat, fchmodat2 setting S_ISUID or S_ISGID: Landlock
+ *    does not mediate chmod, so root in a sandbox could make any root-owned
+ *    file on the host (python3, a shell) setuid for every local user. Plain
+ *    mode changes stay allowed: the mode argument is all seccomp can see.
  * By policy (struct seccomp_policy):
  *  - new AF_UNIX sockets that could reach a pathname socket outside (EACCES),
  *    io_uring (ENOSYS);
@@ -52,6 +56,9 @@
 #define SOCKETCALL_SOCKETPAIR 8u
 #define SOCK_TYPE_BITS 0xfu /* the kernel's SOCK_TYPE_MASK: type without flags */
 
+#define SETID_BITS 06000u /* S_ISUID | S_ISGID */
+#define SYS_FCHMODAT2 452u /* Linux 6.6, same number everywhere; newer than Debian 12's headers */
+
 #define NO_NR UINT32_MAX
 
 
@@ -59,7 +66,9 @@
 struct abi_numbers {
 	uint32_t ioctl, socket, socketpair, socketcall;
 	uint32_t io_uring[3];
-	uint32_t refused[9]; /* always EPERM */
+	uint32_t refused[9];    /* always EPERM */
+	uint32_t mode_in_arg1[2]; /* chmod, fchmod: refused with set-id bits */
+	uint32_t mode_in_arg2[2]; /* fchmodat, fchmodat2 */
 };
 
 #if defined(__x86_64__)
@@ -73,6 +82,8 @@ static const struct abi_numbers native = {
 	.io_uring = {425, 426, 427},
 	.refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
 		    SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf},
+	.mode_in_arg1 = {SYS_chmod, SYS_fchmod},
+	.mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
 };
 /* i386 numbers, from arch/x86/entry/syscalls/syscall_32.tbl (i386 has no
  * kexec_file_load). */
@@ -83,6 +94,8 @@ static const struct abi_numbers i386 = {
 	.socketcall = 102,
 	.io_uring = {425, 426, 427},
 	.refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357},
+	.mode_in_arg1 = {15, 94},
+	.mode_in_arg2 = {306, SYS_FCHMODAT2},
 };
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
@@ -94,6 +107,8 @@ static const struct abi_numbers native = {
 	.io_uring = {425, 426, 427},
 	.refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
 		    SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf},
+	.mode_in_arg1 = {NO_NR, SYS_fchmod},
+	.mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
 };
 #else
 #error "moat's seccomp filter does not know this architecture yet"
@@ -109,6 +124,8 @@ enum label {
 	L_SOCKET,
 	L_SOCKETPAIR,
 	L_SOCKETCALL,
+	L_MODE1,
+	L_MODE2,
 	L_ALLOW,
 	L_EPERM,
 	L_EACCES,
@@ -174,6 +191,10 @@ static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
 	jeq(p, abi->ioctl, L_IOCTL, L_NEXT);
 	for (size_t i = 0; i < ARRAY_LEN(abi->refused); i++)
 		jeq(p, abi->refused[i], L_EPERM, L_NEXT);
+	for (size_t i = 0; i < ARRAY_LEN(abi->mode_in_arg1); i++)
+		jeq(p, abi->mode_in_arg1[i], L_MODE1, L_NEXT);
+	for (size_t i = 0; i < ARRAY_LEN(abi->mode_in_arg2); i++)
+		jeq(p, abi->mode_in_arg2[i], L_MODE2, L_NEXT);
 	if (pol->deny_unix_sockets) {
 		jeq(p, abi->socket, L_SOCKET, L_NEXT);
 		jeq(p, abi->socketpair, L_SOCKETPAIR, L_NEXT);
@@ -199,6 +220,16 @@ static void ioctl_checks(struct prog *p, const struct seccomp_policy *pol)
 	place(p, L_SCTTY);
 	load_arg_low(p, 2); /* 1 = steal it from its session (CAP_SYS_ADMIN) */
 	jeq(p, 0, L_ALLOW, L_EPERM);
+}
+
+static void mode_checks(struct prog *p)
+{
+	place(p, L_MODE1);
+	load_arg_low(p, 1);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, L_EPERM, L_ALLOW);
+	place(p, L_MODE2);
+	load_arg_low(p, 2);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, L_EPERM, L_ALLOW);
 }
 
 static void socket_checks(struct prog *p)
@@ -247,6 +278,7 @@ static void assemble(struct prog *p, const struct seccomp_policy *pol)
 	syscall_checks(p, &native, pol);
 #endif
 	ioctl_checks(p, pol);
+	mode_checks(p);
 	socket_checks(p);
 	place(p, L_ALLOW);
 	ret(p, SECCOMP_RET_ALLOW);

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Parsers under attack (issue 6, item 8). A project-local shell lives under
+# the root, so sandboxed code can rewrite its share/moat/manifest and
+# share/moat/env, and moat-wrapper reads both *before* it confines itself,
+# with the user's full rights. A damaged file must give an error (status
+# 125), never a crash, a hang or a wider sandbox; and nothing written there
+# may steer what the wrapper reads next or what runs unconfined.
+. "$(dirname "$0")/../lib.sh"
+
+KEY=$HOME/.ssh/id_rsa
+echo "PROJECT-FILE" >"$PROJ/readme"
+printf 'STRIPE_KEY=sk_live_SIBLING_SECRET\nDATABASE_URL=postgres://app:SIBLING-PW@db/app\n' >"$SIBLING/.env"
+
+SH=$PROJ/.shell
+"$MOAT" wrap "$SH" /bin/cat /usr/bin/env >/dev/null 2>&1
+MANIFEST=$SH/share/moat/manifest ENVFILE=$SH/share/moat/env
+GOOD=$(cat "$MANIFEST" 2>/dev/null)
+wrapped() { # TOOL ARGS...: the wrapped tool, as the user would start it
+	local tool=$1
+	shift
+	run timeout 10 env MOAT_ROOT="$PROJ" "$SH/bin/$tool" "$@"
+}
+restore() {
+	rm -rf "$MANIFEST" "$ENVFILE"
+	printf '%s\n' "$GOOD" >"$MANIFEST"
+}
+
+wrapped cat readme
+expect_out "the project-local shell works" '^PROJECT-FILE$'
+run "$MOAT" run -- sh -c "echo '# rewritten from inside' >>'$MANIFEST' && echo WRITABLE"
+expect_out "and sandboxed code can rewrite its manifest (so it is attacker input)" '^WRITABLE$'
+restore
+
+# refused NAME: the last wrapped run refused the damaged input cleanly.
+refused() {
+	if [ "$rc" -eq 124 ]; then
+		not_ok "$1: refused (the wrapper hung)"
+	elif [ "$rc" -ge 128 ] || grep -qE 'Sanitizer|runtime error|core dumped' "$T/.err"; then
+		not_ok "$1: refused (the wrapper crashed: status $rc)" && _show "$1"
+	elif [ "$rc" -eq 125 ] && grep -q '^moat-wrapper: ' "$T/.err" && ! grep -qE 'DECOY-SSH-KEY|PROJECT-FILE' "$T/.out"; then
+		ok "$1: refused with an error"
+	else
+		not_ok "$1: refused with an error (want status 125 and a message)" && _show "$1"
+	fi
+}
+
+# --- damaged manifests -----------------------------------------------------
+damage_manifest() { # NAME: write stdin as the manifest, run cat
+	cat >"$MANIFEST"
+	wrapped cat readme
+	refused "manifest: $1"
+	restore
+}
+damage_manifest "a NUL byte" < <(printf 'cat\t/bin/cat\0\n')
+damage_manifest "no tab" < <(printf 'cat /bin/cat\n')
+damage_manifest "a relative path" < <(printf 'cat\tbin/cat\n')
+damage_manifest "an empty name" < <(printf '\t/bin/cat\ncat\n')
+damage_manifest "a control character in a name" < <(printf 'c\033at\t/bin/cat\ncat\t/bin/cat\n')
+damage_manifest "a control character in the path" < <(printf 'cat\t/bin/\033cat\n')
+damage_manifest "a path longer than PATH_MAX" < <(printf 'cat\t/%s\n' "$(head -c 5000 /dev/zero | tr '\0' a)")
+damage_manifest "a name listed twice" < <(printf 'cat\t/bin/cat\ncat\t/bin/sh\n')
+damage_manifest "binary garbage" < <(head -c 70000 /dev/urandom)
+damage_manifest "more than 1 MiB" < <({ for i in $(seq 1 40000); do printf 'tool%d\t/usr/bin/tool%d\n' "$i" "$i"; done; })
+printf 'cat\t/bin/cat\r\n' >"$MANIFEST"
+wrapped cat readme
+expect_out "manifest: CRLF line ends are accepted" '^PROJECT-FILE$'
+restore
+rm -f "$MANIFEST" && mkdir "$MANIFEST"
+wrapped cat readme
+refused "manifest: a directory"
+restore
+rm -f "$MANIFEST"
+wrapped cat readme
+refused "manifest: missing"
+restore
+ln -sf /dev/zero "$MANIFEST.tmp" && mv -f "$MANIFEST.tmp" "$MANIFEST"
+wrapped cat readme
+refused "manifest: a symlink to /dev/zero"
+restore
+printf 'cat\t%s\n' "$WRAPPER" >"$MANIFEST"
+wrapped cat readme
+[ "$rc" -eq 126 ] && grep -q 'points back at moat-wrapper' "$T/.err" && ok "manifest: an entry pointing at moat-wrapper is refused (126)" ||
+	{ not_ok "manifest: an entry pointing at moat-wrapper is refused" && _show loop; }
+restore
+# A FIFO: open() would block until some writer comes, which none will.
+rm -f "$MANIFEST" && mkfifo "$MANIFEST"
+wrapped cat readme
+refused "manifest: a FIFO (made by sandboxed code: every wrapped tool would hang)"
+restore
+
+# --- damaged env files -----------------------------------------------------
+damage_env() { # NAME: write stdin as the env file, run env
+	cat >"$ENVFILE"
+	wrapped env true
+	refused "env file: $1"
+	rm -f "$ENVFILE"
+}
+damage_env "a NUL byte" < <(printf 'A=1\0\n')
+damage_env "no =" < <(printf 'JUSTTEXT\n')
+damage_env "an empty name" < <(printf '=value\n')
+damage_env "a name starting with a digit" < <(printf '1ABC=x\n')
+damage_env "a name with a dash" < <(printf 'A-B=x\n')
+damage_env "LD_PRELOAD" < <(printf 'LD_PRELOAD=%s/evil.so\n' "$PROJ")
+damage_env "LD_LIBRARY_PATH" < <(printf 'LD_LIBRARY_PATH=%s\n' "$PROJ")
+damage_env "MOAT_JAILBREAK" < <(printf 'MOAT_JAILBREAK=env\n')
+damage_env "MOAT_ROOT" < <(printf 'MOAT_ROOT=/\n')
+damage_env "HOME" < <(printf 'HOME=/\n')
+damage_env "binary garbage" < <(head -c 70000 /dev/urandom)
+damage_env "more than 1 MiB" < <({ for i in $(seq 1 60000); do printf 'V%d=%s\n' "$i" xxxxxxxxxx; done; })
+rm -f "$ENVFILE" && mkfifo "$ENVFILE"
+wrapped env true
+refused "env file: a FIFO"
+rm -f "$ENVFILE"
+printf 'GREETING=in ${MOAT_ROOT} and $MOAT_ROOT/x, not $MOAT_ROOTS\n' >"$ENVFILE"
+wrapped env sh -c 'echo "GREETING=$GREETING"'
+expect_out "env file: \$MOAT_ROOT expands, and only as a whole name" "^GREETING=in $PROJ and $PROJ/x, not \\\$MOAT_ROOTS\$"
+rm -f "$ENVFILE"
+
+# --- what a rewritten shell must not achieve -------------------------------
+# 1. Read a file the sandbox cannot: the unconfined wrapper follows a symlink
+#    to another project's .env and hands its secrets to the sandboxed tool.
+run "$MOAT" run -- ln -s "$SIBLING/.env" "$ENVFILE"
+# (only these names are printed: a failure must not copy the machine's
+# environment into a log)
+wrapped env sh -c 'env | grep -aE "^(STRIPE_KEY|DATABASE_URL)="'
+expect_no_out "a symlinked env file does not carry another project's secrets into the sandbox" 'SIBLING_SECRET|SIBLING-PW'
+rm -f "$ENVFILE"
+
+# 2. Steer where the wrapper reads config.zon: with any writable grant outside
+#    the root, sandboxed code plants a config that grants itself ~/.ssh.
+mkdir -p "$HOME/.cache/tool"
+"$MOAT" allow '*' "$HOME/.cache/tool" --write >/dev/null 2>&1
+wrapped env sh -c "mkdir -p '$HOME/.cache/tool/moat' &&
+	printf '.{ .allow = .{ .{ .bin = \"*\", .paths = .{ \"~/.ssh\" } } } }\n' >'$HOME/.cache/tool/moat/config.zon' &&
+	echo 'XDG_CONFIG_HOME=$HOME/.cache/tool' >'$ENVFILE' && echo PLANTED"
+expect_out "(the sandbox may write its grant and the env file)" '^PLANTED$'
+wrapped cat "$KEY"
+expect_no_out "an env file cannot point the wrapper at a config.zon the sandbox wrote" DECOY-SSH-KEY
+rm -f "$ENVFILE"
+"$MOAT" unallow '*' "$HOME/.cache/tool" >/dev/null 2>&1
+
+# 3. Run unconfined: the user jailbreaks `cat` by name; sandboxed code points
+#    that name at /bin/sh, which then runs a script from the root.
+run "$MOAT" run -- sh -c "printf 'cat\t/bin/sh\n' >'$MANIFEST' && echo 'cat \"\$HOME/.ssh/id_rsa\" >stolen' >notes.txt"
+rm -f "$PROJ/stolen"
+run timeout 10 env MOAT_ROOT="$PROJ" MOAT_JAILBREAK=cat "$SH/bin/cat" notes.txt
+! grep -q DECOY-SSH-KEY "$PROJ/stolen" 2>/dev/null &&
+	ok "a rewritten manifest cannot send a jailbroken name to another binary" ||
+	not_ok "a rewritten manifest cannot send a jailbroken name to another binary (it ran /bin/sh unconfined)"
+restore
+
+done_testing

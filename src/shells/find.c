@@ -66,13 +66,8 @@ int shell_find(const char *name, char **dir, struct error *err)
 	/* Not a local shell: ask the flake. If that fails too, say both. */
 	if (nix_shell_find(name, dir, err) == 0)
 		return 0;
-	struct error nix = *err;
 	cleanup_free char *shown = shells_search_path();
-	error_set(err, "unknown shell '%s': not a local shell, and nix could not provide it", name);
-	error_hint(err, "looked in %s (MOAT_SHELLS_PATH)", shown);
-	error_hint(err, "nix: %s", nix.msg);
-	if (nix.hint[0])
-		error_hint(err, "%s", nix.hint);
+	error_hint(err, "looked for a local shell in %s (MOAT_SHELLS_PATH)", shown);
 	error_hint(err, "make a local one with: moat wrap %s /path/to/tool...", name);
 	return -1;
 }

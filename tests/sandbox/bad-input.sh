@@ -93,7 +93,7 @@ mkdir -p "$XDG_DATA_HOME/moat/shells/hollow"
 expect_status "a named shell without bin/: 125" 125 "$MOAT" run hollow -- true
 expect_out "it says so" "has no bin/ directory"
 expect_status "an unknown shell name: 125" 125 "$MOAT" run no-such-shell -- true
-expect_out "it names the shell" "unknown shell 'no-such-shell'"
+expect_out "it names the shell" "shell 'no-such-shell'"
 expect_out "says where it looked" "looked .*in $XDG_DATA_HOME/moat/shells"
 expect_out "and how to make one" 'moat wrap no-such-shell'
 expect_status "with MOAT_SHELLS_PATH" 125 env MOAT_SHELLS_PATH="$T/a:$T/b" "$MOAT" run no-such-shell -- true

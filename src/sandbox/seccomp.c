@@ -16,6 +16,10 @@
  *    iopl, ioperm, bpf: root keeps its capabilities inside Landlock, and
  *    each of these reaches past any filesystem rule (kernel code, raw I/O
  *    ports, kprobes that write other processes' memory).
+ *  - add_key, request_key, keyctl (ENOSYS, as on a kernel without keys):
+ *    the kernel keyrings are not namespaced and no path names them, so
+ *    without this a sandboxed process reads the user's keyring (Kerberos
+ *    tickets in a KEYRING: cache, for one).
  *  - chmod, fchmod, fchmodat, fchmodat2 setting S_ISUID or S_ISGID: Landlock
  *    does not mediate chmod, so root in a sandbox could make any root-owned
  *    file on the host (python3, a shell) setuid for every local user. Plain
@@ -66,6 +70,7 @@
 struct abi_numbers {
 	uint32_t ioctl, socket, socketpair, socketcall;
 	uint32_t io_uring[3];
+	uint32_t keyrings[3];   /* always ENOSYS */
 	uint32_t refused[9];    /* always EPERM */
 	uint32_t mode_in_arg1[2]; /* chmod, fchmod: refused with set-id bits */
 	uint32_t mode_in_arg2[2]; /* fchmodat, fchmodat2 */
@@ -80,6 +85,7 @@ static const struct abi_numbers native = {
 	.socketpair = SYS_socketpair,
 	.socketcall = NO_NR,
 	.io_uring = {425, 426, 427},
+	.keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
 	.refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
 		    SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf},
 	.mode_in_arg1 = {SYS_chmod, SYS_fchmod},
@@ -93,6 +99,7 @@ static const struct abi_numbers i386 = {
 	.socketpair = 360,
 	.socketcall = 102,
 	.io_uring = {425, 426, 427},
+	.keyrings = {286, 287, 288},
 	.refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357},
 	.mode_in_arg1 = {15, 94},
 	.mode_in_arg2 = {306, SYS_FCHMODAT2},
@@ -105,6 +112,7 @@ static const struct abi_numbers native = {
 	.socketpair = SYS_socketpair,
 	.socketcall = NO_NR,
 	.io_uring = {425, 426, 427},
+	.keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
 	.refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
 		    SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf},
 	.mode_in_arg1 = {NO_NR, SYS_fchmod},
@@ -191,6 +199,8 @@ static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
 	jeq(p, abi->ioctl, L_IOCTL, L_NEXT);
 	for (size_t i = 0; i < ARRAY_LEN(abi->refused); i++)
 		jeq(p, abi->refused[i], L_EPERM, L_NEXT);
+	for (size_t i = 0; i < ARRAY_LEN(abi->keyrings); i++)
+		jeq(p, abi->keyrings[i], L_ENOSYS, L_NEXT);
 	for (size_t i = 0; i < ARRAY_LEN(abi->mode_in_arg1); i++)
 		jeq(p, abi->mode_in_arg1[i], L_MODE1, L_NEXT);
 	for (size_t i = 0; i < ARRAY_LEN(abi->mode_in_arg2); i++)

@@ -156,6 +156,31 @@ run env MOAT_ROOT="$T/homelink" "$PROJ/.tools/bin/cat" "$KEY"
 [ "$rc" -eq 125 ] && ! grep -q DECOY-SSH-KEY "$T/.out" && ok "refused: moat-wrapper with MOAT_ROOT a symlink to HOME" ||
 	{ not_ok "refused: moat-wrapper with MOAT_ROOT a symlink to HOME" && _show wrapper-homelink; }
 
+# --- grants re-pointed by sandboxed code -----------------------------------
+# Grants are resolved (realpath) on every run. A grant whose path lies where
+# the sandbox may write (inside a writable grant, or inside the root) can be
+# swapped for a symlink, and the next run grants whatever it points at.
+mkdir -p "$HOME/.cache/tool/models" "$PROJ/data"
+"$MOAT" allow '*' "$HOME/.cache/tool" --write >/dev/null 2>&1
+"$MOAT" allow '*' "$HOME/.cache/tool/models" >/dev/null 2>&1
+run "$MOAT" run -- sh -c 'rm -r "$HOME/.cache/tool/models" && ln -s "$HOME/.ssh" "$HOME/.cache/tool/models" && echo SWAPPED'
+expect_out "(the sandbox may replace a granted directory inside its writable grant)" '^SWAPPED$'
+run "$MOAT" run -- cat "$KEY"
+[ "$rc" -ne 0 ] && ! grep -q DECOY-SSH-KEY "$T/.out" &&
+	ok "a read grant inside a writable grant cannot be re-pointed at ~/.ssh" ||
+	not_ok "a read grant inside a writable grant cannot be re-pointed at ~/.ssh (the next run read the key)"
+"$MOAT" unallow '*' "$HOME/.cache/tool/models" >/dev/null 2>&1
+"$MOAT" unallow '*' "$HOME/.cache/tool" >/dev/null 2>&1
+rm -f "$HOME/.cache/tool/models"
+"$MOAT" allow '*' "$PROJ/data" >/dev/null 2>&1
+run "$MOAT" run -- sh -c 'rmdir data && ln -s "$HOME/.ssh" data && echo SWAPPED'
+run "$MOAT" run -- cat "$KEY"
+[ "$rc" -ne 0 ] && ! grep -q DECOY-SSH-KEY "$T/.out" &&
+	ok "a grant inside the root cannot be re-pointed at ~/.ssh" ||
+	not_ok "a grant inside the root cannot be re-pointed at ~/.ssh (the next run read the key)"
+"$MOAT" unallow '*' "$PROJ/data" >/dev/null 2>&1
+rm -f "$PROJ/data"
+
 # --- writes that are not opens ---------------------------------------------
 run "$MOAT" run -- truncate -s 0 "$HOME/.bashrc"
 if [ "$ABI" -ge 3 ]; then

@@ -181,6 +181,18 @@ run "$MOAT" run -- cat "$KEY"
 "$MOAT" unallow '*' "$PROJ/data" >/dev/null 2>&1
 rm -f "$PROJ/data"
 
+# The same for a shell directory, which gets read+exec: a project-local shell
+# swapped for a symlink to HOME (it only needs a bin/ there) opens all of HOME.
+mkdir -p "$HOME/bin"
+"$MOAT" wrap "$PROJ/.shell" /bin/cat >/dev/null 2>&1
+run "$MOAT" run ./.shell -- sh -c 'rm -rf .shell && ln -s "$HOME" .shell && echo SWAPPED'
+expect_out "(the sandbox may replace a project-local shell)" '^SWAPPED$'
+run "$MOAT" run ./.shell -- cat "$KEY"
+! grep -q DECOY-SSH-KEY "$T/.out" && ok "a project-local shell cannot be re-pointed at HOME" ||
+	not_ok "a project-local shell cannot be re-pointed at HOME (the next run read the key)"
+rm -f "$PROJ/.shell"
+rmdir "$HOME/bin"
+
 # --- writes that are not opens ---------------------------------------------
 run "$MOAT" run -- truncate -s 0 "$HOME/.bashrc"
 if [ "$ABI" -ge 3 ]; then

@@ -65,11 +65,15 @@ static bool jailbreak_entry_matches(const char *entry, const struct tool *t, con
 
 /* MOAT_JAILBREAK entries with a slash name the real binary; bare names (and
  * config.zon's .jailbreak) match the tool's name, but never a binary under the
- * root, where sandboxed code could have rewritten the manifest to point a
- * trusted name elsewhere. */
+ * root. No tool of a shell under the root is ever jailbroken: sandboxed code
+ * can rewrite that shell's manifest (point "git" at bash) and env file
+ * (BASH_ENV, GIT_CONFIG_*), and a jailbreak would run what it wrote
+ * unconfined. */
 static bool is_jailbroken(const struct tool *t, const struct invocation *inv,
 			  const struct config *cfg)
 {
+	if (path_is_under(t->shell_dir, inv->root))
+		return false;
 	const char *list = getenv("MOAT_JAILBREAK");
 	if (!config_jailbreaks(cfg, t->name) && (!list || !*list))
 		return false;

@@ -85,4 +85,20 @@ run env MOAT_JAILBREAK=peek "$SH/bin/peek" "$HOME/.ssh/id_rsa"
 [ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "a bare-name jailbreak never frees a binary under the root" ||
 	{ not_ok "a bare-name jailbreak never frees a binary under the root" && _show peek; }
 
+# A shell inside the root can be rewritten by sandboxed code: "git" pointed at
+# bash, with BASH_ENV in its env file, would run the attacker's script
+# unconfined the next time the user's jailbroken git runs. Never jailbreak it.
+mkdir -p "$PROJ/.shell/bin" "$PROJ/.shell/share/moat"
+ln -s "$WRAPPER" "$PROJ/.shell/bin/git"
+printf 'git	/bin/bash
+' >"$PROJ/.shell/share/moat/manifest"
+printf 'BASH_ENV=$MOAT_ROOT/evil.sh
+' >"$PROJ/.shell/share/moat/env"
+printf 'cat "$HOME/.ssh/id_rsa"
+' >"$PROJ/evil.sh"
+run env MOAT_JAILBREAK=git "$PROJ/.shell/bin/git" -c true
+expect_no_out "a jailbreak never applies to a shell under the root" DECOY-SSH-KEY
+run env MOAT_JAILBREAK=/bin/bash "$PROJ/.shell/bin/git" -c true
+expect_no_out "not even by the real binary's path" DECOY-SSH-KEY
+
 done_testing

@@ -45,78 +45,77 @@
 
 #include "sandbox/seccomp.h"
 
-#define TIOCSCTTY_CMD 0x540Eu
-#define TIOCSPGRP_CMD 0x5410u
-#define TIOCSTI_CMD 0x5412u
-#define TIOCLINUX_CMD 0x541Cu
-#define KDSKBENT_CMD 0x4B47u
-#define KDSKBSENT_CMD 0x4B49u
-#define KDSKBDIACR_CMD 0x4B4Bu
+#define TIOCSCTTY_CMD    0x540Eu
+#define TIOCSPGRP_CMD    0x5410u
+#define TIOCSTI_CMD      0x5412u
+#define TIOCLINUX_CMD    0x541Cu
+#define KDSKBENT_CMD     0x4B47u
+#define KDSKBSENT_CMD    0x4B49u
+#define KDSKBDIACR_CMD   0x4B4Bu
 #define KDSETKEYCODE_CMD 0x4B4Du
 #define KDSKBDIACRUC_CMD 0x4BFBu
 
 /* socketcall(2) call numbers (<linux/net.h>). */
-#define SOCKETCALL_SOCKET 1u
+#define SOCKETCALL_SOCKET     1u
 #define SOCKETCALL_SOCKETPAIR 8u
-#define SOCK_TYPE_BITS 0xfu /* the kernel's SOCK_TYPE_MASK: type without flags */
+#define SOCK_TYPE_BITS        0xfu /* the kernel's SOCK_TYPE_MASK: type without flags */
 
-#define SETID_BITS 06000u /* S_ISUID | S_ISGID */
-#define SYS_FCHMODAT2 452u /* Linux 6.6, same number everywhere; newer than Debian 12's headers */
+#define SETID_BITS    06000u /* S_ISUID | S_ISGID */
+#define SYS_FCHMODAT2 452u   /* Linux 6.6, same number everywhere; newer than Debian 12's headers */
 
 #define NO_NR UINT32_MAX
-
 
 /* The syscall numbers one ABI uses for what the filter looks at. */
 struct abi_numbers {
 	uint32_t ioctl, socket, socketpair, socketcall;
 	uint32_t io_uring[3];
-	uint32_t keyrings[3];   /* always ENOSYS */
-	uint32_t refused[9];    /* always EPERM */
+	uint32_t keyrings[3];     /* always ENOSYS */
+	uint32_t refused[9];      /* always EPERM */
 	uint32_t mode_in_arg1[2]; /* chmod, fchmod: refused with set-id bits */
 	uint32_t mode_in_arg2[2]; /* fchmodat, fchmodat2 */
 };
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
-#define X32_BIT 0x40000000u
+#define X32_BIT     0x40000000u
 static const struct abi_numbers native = {
-	.ioctl = SYS_ioctl,
-	.socket = SYS_socket,
-	.socketpair = SYS_socketpair,
-	.socketcall = NO_NR,
-	.io_uring = {425, 426, 427},
-	.keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
-	.refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
-		    SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf},
-	.mode_in_arg1 = {SYS_chmod, SYS_fchmod},
-	.mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
+    .ioctl = SYS_ioctl,
+    .socket = SYS_socket,
+    .socketpair = SYS_socketpair,
+    .socketcall = NO_NR,
+    .io_uring = {425, 426, 427},
+    .keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
+    .refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
+                SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf},
+    .mode_in_arg1 = {SYS_chmod, SYS_fchmod},
+    .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
 };
 /* i386 numbers, from arch/x86/entry/syscalls/syscall_32.tbl (i386 has no
  * kexec_file_load). */
 static const struct abi_numbers i386 = {
-	.ioctl = 54,
-	.socket = 359,
-	.socketpair = 360,
-	.socketcall = 102,
-	.io_uring = {425, 426, 427},
-	.keyrings = {286, 287, 288},
-	.refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357},
-	.mode_in_arg1 = {15, 94},
-	.mode_in_arg2 = {306, SYS_FCHMODAT2},
+    .ioctl = 54,
+    .socket = 359,
+    .socketpair = 360,
+    .socketcall = 102,
+    .io_uring = {425, 426, 427},
+    .keyrings = {286, 287, 288},
+    .refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357},
+    .mode_in_arg1 = {15, 94},
+    .mode_in_arg2 = {306, SYS_FCHMODAT2},
 };
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 static const struct abi_numbers native = {
-	.ioctl = SYS_ioctl,
-	.socket = SYS_socket,
-	.socketpair = SYS_socketpair,
-	.socketcall = NO_NR,
-	.io_uring = {425, 426, 427},
-	.keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
-	.refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
-		    SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf},
-	.mode_in_arg1 = {NO_NR, SYS_fchmod},
-	.mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
+    .ioctl = SYS_ioctl,
+    .socket = SYS_socket,
+    .socketpair = SYS_socketpair,
+    .socketcall = NO_NR,
+    .io_uring = {425, 426, 427},
+    .keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
+    .refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
+                SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf},
+    .mode_in_arg1 = {NO_NR, SYS_fchmod},
+    .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
 };
 #else
 #error "moat's seccomp filter does not know this architecture yet"
@@ -142,7 +141,7 @@ enum label {
 };
 
 #define MAX_INSNS 160
-#define UNPLACED SIZE_MAX
+#define UNPLACED  SIZE_MAX
 
 struct prog {
 	struct sock_filter insn[MAX_INSNS];
@@ -194,7 +193,7 @@ static void ret(struct prog *p, uint32_t action)
 }
 
 static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
-			   const struct seccomp_policy *pol)
+                           const struct seccomp_policy *pol)
 {
 	jeq(p, abi->ioctl, L_IOCTL, L_NEXT);
 	for (size_t i = 0; i < ARRAY_LEN(abi->refused); i++)
@@ -217,9 +216,9 @@ static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
 
 static void ioctl_checks(struct prog *p, const struct seccomp_policy *pol)
 {
-	static const uint32_t refused[] = {TIOCSTI_CMD,    TIOCLINUX_CMD,    KDSKBENT_CMD,
-					   KDSKBSENT_CMD,  KDSKBDIACR_CMD,   KDSKBDIACRUC_CMD,
-					   KDSETKEYCODE_CMD};
+	static const uint32_t refused[] = {TIOCSTI_CMD,     TIOCLINUX_CMD,  KDSKBENT_CMD,
+	                                   KDSKBSENT_CMD,   KDSKBDIACR_CMD, KDSKBDIACRUC_CMD,
+	                                   KDSETKEYCODE_CMD};
 	place(p, L_IOCTL);
 	load_arg_low(p, 1);
 	for (size_t i = 0; i < ARRAY_LEN(refused); i++)
@@ -324,8 +323,8 @@ static int resolve(struct prog *p)
 struct seccomp_policy seccomp_policy_for(int landlock_abi, bool sockets_let_through)
 {
 	return (struct seccomp_policy){
-		.deny_unix_sockets =
-			landlock_abi < SECCOMP_LANDLOCK_ABI_RESOLVE_UNIX && !sockets_let_through,
+	    .deny_unix_sockets =
+	        landlock_abi < SECCOMP_LANDLOCK_ABI_RESOLVE_UNIX && !sockets_let_through,
 	};
 }
 
@@ -343,4 +342,3 @@ int seccomp_install(const struct seccomp_policy *policy, struct error *err)
 		return error_set(err, "cannot install the seccomp filter: %s", strerror(errno));
 	return 0;
 }
-

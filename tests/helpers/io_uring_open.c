@@ -48,18 +48,18 @@ static int ring_setup(struct ring *r)
 	if (p.features & IORING_FEAT_SINGLE_MMAP)
 		sq_len = cq_len = sq_len > cq_len ? sq_len : cq_len;
 	char *sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
-			IORING_OFF_SQ_RING);
+	                IORING_OFF_SQ_RING);
 	if (sq == MAP_FAILED)
 		return -errno;
 	char *cq = sq;
 	if (!(p.features & IORING_FEAT_SINGLE_MMAP)) {
 		cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
-			  IORING_OFF_CQ_RING);
+		          IORING_OFF_CQ_RING);
 		if (cq == MAP_FAILED)
 			return -errno;
 	}
 	r->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+	               MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
 	if (r->sqes == MAP_FAILED)
 		return -errno;
 	r->sq_tail = (unsigned *)(sq + p.sq_off.tail);

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #define KEY_SPEC_USER_KEYRING (-4)
-#define KEYCTL_READ 11
-#define KEYCTL_INVALIDATE 21
+#define KEYCTL_READ           11
+#define KEYCTL_INVALIDATE     21
 
 static const char *mode;
 
@@ -43,11 +43,12 @@ int main(int argc, char **argv)
 	if (strncmp(mode, "shm-", 4) == 0) {
 		key_t key = (key_t)strtol(arg, NULL, 0);
 		int id = shmget(key, strcmp(mode, "shm-create") == 0 ? 4096 : 0,
-				strcmp(mode, "shm-create") == 0 ? IPC_CREAT | IPC_EXCL | 0600 : 0);
+		                strcmp(mode, "shm-create") == 0 ? IPC_CREAT | IPC_EXCL | 0600 : 0);
 		if (id < 0)
 			return fail("shmget");
 		if (strcmp(mode, "shm-remove") == 0)
-			return shmctl(id, IPC_RMID, NULL) < 0 ? fail("shmctl") : (printf("%s: ok\n", mode), 0);
+			return shmctl(id, IPC_RMID, NULL) < 0 ? fail("shmctl")
+			                                      : (printf("%s: ok\n", mode), 0);
 		char *p = shmat(id, NULL, 0);
 		if (p == (void *)-1)
 			return fail("shmat");
@@ -60,7 +61,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(mode, "key-add") == 0) {
-		long serial = syscall(SYS_add_key, "user", arg, text, strlen(text), KEY_SPEC_USER_KEYRING);
+		long serial =
+		    syscall(SYS_add_key, "user", arg, text, strlen(text), KEY_SPEC_USER_KEYRING);
 		if (serial < 0)
 			return fail("add_key");
 		printf("%s: ok %ld\n", mode, serial);

@@ -130,5 +130,6 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3)
 		return 2;
-	return attack(mode, (pid_t)atoi(argv[2]), argc > 3 ? (uintptr_t)strtoull(argv[3], NULL, 16) : 0);
+	return attack(mode, (pid_t)atoi(argv[2]),
+	              argc > 3 ? (uintptr_t)strtoull(argv[3], NULL, 16) : 0);
 }

@@ -82,9 +82,9 @@ static long int80(long nr, long a, long b, long c)
 {
 	long ret;
 	__asm__ volatile("int $0x80"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(a), "c"(b), "d"(c)
-			 : "memory", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15");
+	                 : "=a"(ret)
+	                 : "a"(nr), "b"(a), "c"(b), "d"(c)
+	                 : "memory", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15");
 	return (int)ret;
 }
 
@@ -93,7 +93,7 @@ static int socket_i386(int through_socketcall)
 	if (!through_socketcall)
 		return (int)int80(359, AF_UNIX, SOCK_STREAM, 0);
 	uint32_t *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 	if (args == MAP_FAILED)
 		return -ENOMEM;
 	args[0] = AF_UNIX, args[1] = SOCK_STREAM, args[2] = 0;
@@ -129,10 +129,10 @@ static int datagram_to(const char *path, int type, int use_connect)
 static int pair(const char *type_name)
 {
 	int type = strcmp(type_name, "stream") == 0      ? SOCK_STREAM
-		   : strcmp(type_name, "seqpacket") == 0 ? SOCK_SEQPACKET
-		   : strcmp(type_name, "dgram") == 0     ? SOCK_DGRAM
-		   : strcmp(type_name, "raw") == 0       ? SOCK_RAW
-							 : -1;
+	           : strcmp(type_name, "seqpacket") == 0 ? SOCK_SEQPACKET
+	           : strcmp(type_name, "dgram") == 0     ? SOCK_DGRAM
+	           : strcmp(type_name, "raw") == 0       ? SOCK_RAW
+	                                                 : -1;
 	if (type < 0) {
 		fprintf(stderr, "%s: unknown type '%s'\n", mode, type_name);
 		return 2;

@@ -22,12 +22,12 @@
  * Prints "MODE: ok" and exits 0 when the call succeeded, else
  * "MODE: <strerror>" on stderr and exits 1 (2 for usage). */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -35,7 +35,7 @@
 
 #define TIOCLINUX_CMD 0x541Cul
 #define KDSKBSENT_CMD 0x4B49ul
-#define HIGH_BIT (1ul << 32)
+#define HIGH_BIT      (1ul << 32)
 
 static long ioctl64(int fd, unsigned long req, void *arg)
 {
@@ -50,15 +50,16 @@ static long int80(long nr, long a, long b, long c)
 {
 	long ret;
 	__asm__ volatile("int $0x80"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(a), "c"(b), "d"(c)
-			 : "memory", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15");
+	                 : "=a"(ret)
+	                 : "a"(nr), "b"(a), "c"(b), "d"(c)
+	                 : "memory", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15");
 	return (int)ret;
 }
 
 static char *low_buffer(void)
 {
-	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+	               -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 #define HAVE_I386 1

@@ -12,7 +12,9 @@
 
 int fs_read_file(const char *path, size_t max, char **data, size_t *len, struct error *err)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO planted where a file should be must not hang us
+	 * (the fstat below then refuses it). */
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return error_set(err, "cannot open '%s': %s", path, strerror(errno));
 	struct stat st;

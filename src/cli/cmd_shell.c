@@ -40,6 +40,7 @@ int cmd_shell(int argc, char **argv, const struct global_opts *g)
 	const char *shell = getenv("SHELL");
 	char *cmd[4];
 	shell_command(shell && shell[0] == '/' ? shell : "/bin/sh", cmd);
+	s.profile.job_control = true;
 	int status = session_exec(&s, cmd, &err);
 	session_close(&s);
 	return cli_fail(&err, status);

@@ -62,6 +62,10 @@ struct profile {
 	char **jailbreaks; /* absolute paths of binaries that run unsandboxed */
 	size_t njailbreaks;
 	bool network; /* network access; open by design, as in the seed */
+	/* May processes take the terminal's foreground (tcsetpgrp)? Only an
+	 * interactive moat shell needs it; elsewhere a process left behind
+	 * could take the terminal and read what the user types next. */
+	bool job_control;
 };
 
 /* A grant from config.zon, with its path already expanded and canonical. */

@@ -13,9 +13,11 @@
 
 /* Harmless inside a Landlock domain: they act on files the ruleset already
  * admits, or on the process's own credentials. */
+/* Not CAP_CHOWN or CAP_FOWNER: Landlock does not judge chown and chmod, so
+ * with them root could give away or open up any file on the machine. */
 static const int kept[] = {
-	CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_FSETID, CAP_KILL,
-	CAP_SETGID, CAP_SETUID, CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_AUDIT_WRITE,
+	CAP_DAC_OVERRIDE, CAP_FSETID, CAP_KILL, CAP_SETGID,
+	CAP_SETUID, CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_AUDIT_WRITE,
 };
 
 static unsigned long long kept_mask(void)

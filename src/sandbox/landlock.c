@@ -25,7 +25,8 @@
 
 #define LL_WRITE_RIGHTS                                                                         \
 	(LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | \
-	 LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER | LL_FS_TRUNCATE)
+	 LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER | LL_FS_TRUNCATE |         \
+	 LL_FS_RESOLVE_UNIX)
 
 uint64_t landlock_fs_rights_for_abi(int abi)
 {
@@ -36,6 +37,8 @@ uint64_t landlock_fs_rights_for_abi(int abi)
 		r |= LL_FS_TRUNCATE;
 	if (abi >= 5)
 		r |= LL_FS_IOCTL_DEV;
+	if (abi >= 9)
+		r |= LL_FS_RESOLVE_UNIX;
 	return r;
 }
 
@@ -127,6 +130,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return error_set(err, "cannot set no_new_privs: %s", strerror(errno));
 	struct seccomp_policy policy = seccomp_policy_for(s->abi, false);
+	policy.deny_tty_takeover = !p->job_control;
 	if (seccomp_install(&policy, err) < 0)
 		return -1;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)

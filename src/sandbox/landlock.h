@@ -26,13 +26,15 @@
 #define LL_FS_REFER (1ull << 13)     /* ABI 2 */
 #define LL_FS_TRUNCATE (1ull << 14)  /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ull << 15) /* ABI 5 */
+#define LL_FS_RESOLVE_UNIX (1ull << 16) /* ABI 9: connect to pathname unix sockets */
 
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ull << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL (1ull << 1)               /* ABI 6 */
 
 /* Rights that may be given on a regular file (the rest need a directory). */
 #define LL_FS_FILE_RIGHTS \
-	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV | \
+	 LL_FS_RESOLVE_UNIX)
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;

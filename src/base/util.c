@@ -75,6 +75,7 @@ int error_set(struct error *err, const char *fmt, ...)
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	err->hint[0] = '\0';
+	err->status = 0; /* a fresh error; callers that choose a status set it after */
 	return -1;
 }
 

@@ -47,6 +47,7 @@ struct error {
 	int status; /* suggested exit status, 0 when the caller decides */
 };
 
+/* Set the message, clearing the hint and the status; returns -1. */
 int error_set(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_hint(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_clear(struct error *err);

@@ -124,8 +124,9 @@ int check_not_wrapper(const struct tool *t, struct error *err)
 {
 	struct stat real, self;
 	if (stat(t->real, &real) < 0) {
-		error_set(err, "cannot run '%s': '%s': %s", t->name, t->real, strerror(errno));
-		err->status = errno == ENOENT ? 127 : 126;
+		int e = errno;
+		error_set(err, "cannot run '%s': '%s': %s", t->name, t->real, strerror(e));
+		err->status = e == ENOENT ? 127 : 126;
 		return -1;
 	}
 	if (t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev && real.st_ino == self.st_ino) {

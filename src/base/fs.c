@@ -8,15 +8,12 @@
 #include <sys/stat.h>
 
 #include "base/path.h"
+#include "base/platform.h"
 #include "base/strbuf.h"
 
-int fs_read_file(const char *path, size_t max, char **data, size_t *len, struct error *err)
+static int read_fd(int fd, const char *path, size_t max, char **data, size_t *len,
+		   struct error *err)
 {
-	/* O_NONBLOCK: a FIFO planted where a file should be must not hang us
-	 * (the fstat below then refuses it). */
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return error_set(err, "cannot open '%s': %s", path, strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		return error_set(err, "cannot stat '%s': %s", path, strerror(errno));
@@ -49,6 +46,31 @@ int fs_read_file(const char *path, size_t max, char **data, size_t *len, struct 
 	*len = sb.len;
 	*data = sb_detach(&sb);
 	return 0;
+}
+
+int fs_read_file(const char *path, size_t max, char **data, size_t *len, struct error *err)
+{
+	/* O_NONBLOCK: a FIFO planted where a file should be must not hang us
+	 * (read_fd then refuses it). */
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return error_set(err, "cannot open '%s': %s", path, strerror(errno));
+	return read_fd(fd, path, max, data, len, err);
+}
+
+int fs_read_beneath(const char *dir, const char *rel, size_t max, char **data, size_t *len,
+		    struct error *err)
+{
+	cleanup_free char *path = path_join(dir, rel);
+	cleanup_close int fd = platform_open_beneath(dir, rel);
+	if (fd < 0) {
+		int e = errno;
+		error_set(err, "cannot open '%s': %s", path,
+			  e == EXDEV || e == ELOOP ? "it leads out of its shell directory" : strerror(e));
+		errno = e;
+		return -1;
+	}
+	return read_fd(fd, path, max, data, len, err);
 }
 
 static int write_all(int fd, const char *p, size_t len)

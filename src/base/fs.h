@@ -12,6 +12,11 @@
  * and owned by the caller. Returns 0, or -1 with err set (errno kept). */
 int fs_read_file(const char *path, size_t max, char **data, size_t *len, struct error *err);
 
+/* The same for a file opened beneath dir (see platform_open_beneath): path
+ * names it in messages. */
+int fs_read_beneath(const char *dir, const char *rel, size_t max, char **data, size_t *len,
+		    struct error *err);
+
 /* Replace path with data so that a crash leaves either the old or the new
  * file, never half of one: temp file in the same directory, fsync, rename.
  * The mode of an existing file is kept; otherwise mode is used. */

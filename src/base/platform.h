@@ -10,4 +10,9 @@ char *platform_self_exe(void);
  * root would be a hole the sandbox cannot close. */
 void platform_close_from(int lowfd);
 
+/* Open dir/rel for reading without leaving dir, through a symlink or "..":
+ * for files in a shell directory, which sandboxed code may have rewritten.
+ * Returns an fd (O_CLOEXEC, O_NONBLOCK) or -1 with errno. */
+int platform_open_beneath(const char *dir, const char *rel);
+
 #endif

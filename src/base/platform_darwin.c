@@ -1,7 +1,10 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <mach-o/dyld.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/platform.h"
@@ -13,6 +16,28 @@ char *platform_self_exe(void)
 	if (_NSGetExecutablePath(buf, &size) != 0)
 		return NULL;
 	return realpath(buf, NULL);
+}
+
+int platform_open_beneath(const char *dir, const char *rel)
+{
+	/* No openat2 on macOS: refuse any symlink on the way instead. */
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char buf[PATH_MAX];
+	strlcpy(buf, rel, sizeof(buf));
+	for (char *part = buf, *slash; fd >= 0 && part; part = slash ? slash + 1 : NULL) {
+		slash = strchr(part, '/');
+		if (slash)
+			*slash = '\0';
+		int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (slash ? O_DIRECTORY : O_NOCTTY);
+		int next = strcmp(part, "..") == 0 ? (errno = EXDEV, -1) : openat(fd, part, O_RDONLY | flags);
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		fd = next;
+	}
+	return fd;
 }
 
 void platform_close_from(int lowfd)

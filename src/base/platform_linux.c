@@ -1,3 +1,6 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -5,6 +8,32 @@
 #include "base/platform.h"
 
 char *platform_self_exe(void) { return realpath("/proc/self/exe", NULL); }
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#define MOAT_RESOLVE_NO_MAGICLINKS 0x02
+#define MOAT_RESOLVE_BENEATH 0x08
+
+struct moat_open_how {
+	uint64_t flags, mode, resolve;
+};
+
+int platform_open_beneath(const char *dir, const char *rel)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	struct moat_open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		.resolve = MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	int saved = errno;
+	close(dfd);
+	errno = saved;
+	return fd;
+}
 
 void platform_close_from(int lowfd)
 {

@@ -169,8 +169,8 @@ int session_open(struct session *s, char **shells, int nshells, const struct glo
 	if (context_add_config_grants(&s->ctx, &s->cfg, NULL, err) < 0 ||
 	    sandbox_probe(&s->support, err) < 0 ||
 	    context_build_profile(&s->ctx, PLATFORM_LINUX, &s->profile, err) < 0 ||
-	    env_apply_overrides(&s->home_override, err) < 0 ||
-	    env_check_home(&s->profile, s->home_override, "'*'", err) < 0)
+	    env_collect_overrides(&s->overrides, err) < 0 ||
+	    env_check_home(&s->profile, s->overrides.home, "'*'", err) < 0)
 		goto fail;
 	if (s->support.not_enforced[0])
 		fprintf(stderr, "moat: not enforced by this kernel (Landlock ABI %d): %s\n", s->support.abi,
@@ -187,7 +187,7 @@ void session_close(struct session *s)
 	config_free(&s->cfg);
 	profile_free(&s->profile);
 	free(s->path);
-	free(s->home_override);
+	env_overrides_free(&s->overrides);
 	*s = (struct session){0};
 }
 
@@ -242,7 +242,7 @@ static int session_confirm(const struct session *s, const char *name, struct err
 		return 0;
 	struct strbuf warn = STRBUF_INIT;
 	int rc = confirm_start(s->ctx.home, name, &s->profile,
-			       s->home_override ? s->home_override : s->ctx.home, &warn, err);
+			       s->overrides.home ? s->overrides.home : s->ctx.home, &warn, err);
 	if (warn.len)
 		fprintf(stderr, "moat: warning: %s", warn.buf);
 	sb_release(&warn);
@@ -261,8 +261,9 @@ int session_exec(struct session *s, char **cmd, struct error *err)
 	/* A descriptor to a file outside would be a hole Landlock cannot close. */
 	platform_close_from(3);
 	if (sandbox_apply(&s->profile, &s->support, err) < 0 ||
-	    context_make_tmpdir(s->profile.root, err) < 0 || env_make_home(s->home_override, err) < 0)
+	    context_make_tmpdir(s->profile.root, err) < 0 || env_make_home(s->overrides.home, err) < 0)
 		return EXIT_MOAT_FAILED;
+	env_apply_overrides(&s->overrides);
 	execv(exe, cmd);
 	return context_exec_error(err, exe, path_basename(exe), s->profile.root, s->ctx.home, errno);
 }

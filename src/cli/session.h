@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "config/config.h"
 #include "context/context.h"
+#include "context/env.h"
 #include "profile/profile.h"
 #include "sandbox/sandbox.h"
 
@@ -15,7 +16,7 @@ struct session {
 	struct profile profile;
 	struct sandbox_support support;
 	char *path;          /* PATH inside: the shells' bin directories first */
-	char *home_override; /* MOAT_ENV_HOME, or NULL */
+	struct env_overrides overrides; /* MOAT_ENV_*, applied right before exec */
 };
 
 /* Build the session for the current directory and shells[0..n). */

@@ -5,53 +5,58 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "context/context.h"
+#include "shells/shells.h"
 
 extern char **environ;
 
-int env_apply_overrides(char **home_override, struct error *err)
+int env_collect_overrides(struct env_overrides *o, struct error *err)
 {
-	*home_override = NULL;
-	/* Collect first: setenv/unsetenv may move environ under our feet. */
-	size_t n = 0;
-	for (char **e = environ; *e; e++)
-		n += strncmp(*e, MOAT_ENV_PREFIX, strlen(MOAT_ENV_PREFIX)) == 0;
-	if (!n)
-		return 0;
-	char **vars = xcalloc(n, sizeof(char *));
-	size_t k = 0;
-	for (char **e = environ; *e && k < n; e++)
-		if (strncmp(*e, MOAT_ENV_PREFIX, strlen(MOAT_ENV_PREFIX)) == 0)
-			vars[k++] = xstrdup(*e);
-	int rc = 0;
-	for (size_t i = 0; i < k; i++) {
-		char *eq = strchr(vars[i], '=');
-		if (!eq)
+	*o = (struct env_overrides){0};
+	/* Collect first: unsetenv may move environ under our feet. */
+	size_t prefix = strlen(MOAT_ENV_PREFIX);
+	for (char **e = environ; *e; e++) {
+		if (strncmp(*e, MOAT_ENV_PREFIX, prefix) != 0 || !strchr(*e, '='))
 			continue;
-		*eq = '\0';
-		const char *name = vars[i] + strlen(MOAT_ENV_PREFIX), *value = eq + 1;
-		unsetenv(vars[i]);
+		const char *eq = strchr(*e, '=');
+		o->vars = xrealloc_array(o->vars, o->n + 1, sizeof(*o->vars));
+		o->vars[o->n++] = (struct env_change){xstrndup(*e + prefix, (size_t)(eq - *e) - prefix),
+						      xstrdup(eq + 1)};
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		cleanup_free char *full = xasprintf("%s%s", MOAT_ENV_PREFIX, o->vars[i].name);
+		unsetenv(full);
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		const char *name = o->vars[i].name, *value = o->vars[i].value;
 		if (!*name || strncmp(name, "MOAT_", 5) == 0) {
-			rc = error_set(err, "refusing %s: it would change moat's own settings", vars[i]);
-			break;
+			error_set(err, "refusing %s%s: it would change moat's own settings", MOAT_ENV_PREFIX, name);
+			env_overrides_free(o);
+			return -1;
 		}
 		if (strcmp(name, "HOME") == 0) {
 			if (value[0] != '/') {
-				rc = error_set(err, "MOAT_ENV_HOME=%s is not an absolute path", value);
-				break;
+				error_set(err, "MOAT_ENV_HOME=%s is not an absolute path", value);
+				env_overrides_free(o);
+				return -1;
 			}
-			free(*home_override);
-			*home_override = path_normalize(value);
+			free(o->home);
+			o->home = path_normalize(value);
 		}
-		setenv(name, value, 1);
 	}
-	for (size_t i = 0; i < k; i++)
-		free(vars[i]);
-	free(vars);
-	if (rc < 0) {
-		free(*home_override);
-		*home_override = NULL;
-	}
-	return rc;
+	return 0;
+}
+
+void env_apply_overrides(const struct env_overrides *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		setenv(o->vars[i].name, o->vars[i].value, 1);
+}
+
+void env_overrides_free(struct env_overrides *o)
+{
+	env_changes_free(o->vars, o->n);
+	free(o->home);
+	*o = (struct env_overrides){0};
 }
 
 int env_check_home(const struct profile *p, const char *home_override, const char *bin,

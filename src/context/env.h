@@ -7,10 +7,19 @@
 
 #define MOAT_ENV_PREFIX "MOAT_ENV_"
 
-/* For every MOAT_ENV_<NAME>=value: set NAME=value and remove the prefixed
- * variable, so it does not leak into the tool. *home_override gets the new
- * HOME (absolute, normalized) when MOAT_ENV_HOME was given, else NULL. */
-int env_apply_overrides(char **home_override, struct error *err);
+/* MOAT_ENV_<NAME>=value, collected from the environment (and removed from
+ * it, so the prefixed names never reach the tool) but applied only right
+ * before exec: moat's own lookups (config.zon, approvals via XDG_*) must
+ * not follow them. home is the new HOME (absolute, normalized) or NULL. */
+struct env_overrides {
+	struct env_change *vars;
+	size_t n;
+	char *home;
+};
+
+int env_collect_overrides(struct env_overrides *o, struct error *err);
+void env_apply_overrides(const struct env_overrides *o);
+void env_overrides_free(struct env_overrides *o);
 
 /* MOAT_ENV_HOME must be writable inside the sandbox (under the root or a
  * write grant); otherwise refuse, naming both ways out. */

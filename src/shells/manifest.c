@@ -149,6 +149,8 @@ static const char *env_name_refusal(const char *name)
 		return "LD_ variables steer the dynamic loader";
 	if (strcmp(name, "HOME") == 0)
 		return "use MOAT_ENV_HOME, which is checked, to move HOME";
+	if (strcmp(name, "TMPDIR") == 0)
+		return "moat points TMPDIR at $MOAT_ROOT/.moat/tmp";
 	return NULL;
 }
 

@@ -36,7 +36,7 @@ int apply_shell_env(const struct tool *t, const struct invocation *inv, struct e
 	cleanup_free char *path = path_join(t->shell_dir, ENVFILE_REL);
 	cleanup_free char *buf = NULL;
 	size_t len;
-	if (fs_read_file(path, MANIFEST_MAX, &buf, &len, err) < 0)
+	if (fs_read_beneath(t->shell_dir, ENVFILE_REL, MANIFEST_MAX, &buf, &len, err) < 0)
 		return errno == ENOENT ? 0 : -1;
 	struct env_change *env;
 	size_t n;
@@ -48,10 +48,6 @@ int apply_shell_env(const struct tool *t, const struct invocation *inv, struct e
 	return 0;
 }
 
-int apply_moat_env(struct invocation *inv, struct error *err)
-{
-	return env_apply_overrides(&inv->home_override, err);
-}
 
 static bool jailbreak_entry_matches(const char *entry, const struct tool *t, const char *real,
 				    const char *root)
@@ -110,7 +106,7 @@ static int confine(const struct profile *p, const struct invocation *inv, const 
 		   struct error *err)
 {
 	struct sandbox_support support;
-	if (sandbox_probe(&support, err) < 0 || env_check_home(p, inv->home_override, bin, err) < 0)
+	if (sandbox_probe(&support, err) < 0 || env_check_home(p, inv->overrides.home, bin, err) < 0)
 		return -1;
 	context_apply_env(p);
 	if (sandbox_apply(p, &support, err) < 0)
@@ -126,7 +122,7 @@ static int confirm(const struct tool *t, const struct invocation *inv, const str
 		return 0;
 	struct strbuf warn = STRBUF_INIT;
 	int rc = confirm_start(inv->home, t->name, p,
-			       inv->home_override ? inv->home_override : inv->home, &warn, err);
+			       inv->overrides.home ? inv->overrides.home : inv->home, &warn, err);
 	if (warn.len)
 		fprintf(stderr, "moat-wrapper: warning: %s", warn.buf);
 	sb_release(&warn);
@@ -138,7 +134,7 @@ int run_sandboxed(const struct tool *t, const struct invocation *inv, struct err
 	/* Inside a session its profile is in force: no second layer (Landlock
 	 * allows 16), and config.zon is out of reach anyway. */
 	if (sandbox_already_confined(inv->root, inv->home))
-		return env_make_home(inv->home_override, err);
+		return env_make_home(inv->overrides.home, err);
 	struct config cfg;
 	if (settings_load(inv->home, inv->root, &cfg, err) < 0)
 		return -1;
@@ -156,5 +152,5 @@ int run_sandboxed(const struct tool *t, const struct invocation *inv, struct err
 		profile_free(&p);
 	}
 	config_free(&cfg);
-	return rc < 0 ? -1 : env_make_home(inv->home_override, err);
+	return rc < 0 ? -1 : env_make_home(inv->overrides.home, err);
 }

@@ -152,12 +152,10 @@ int main(int argc, char **argv)
 		return fail(&err, 125);
 
 	struct invocation inv = {0};
-	if (invocation_read_env(&inv, &err) < 0 || apply_shell_env(&tool, &inv, &err) < 0 ||
-	    apply_moat_env(&inv, &err) < 0)
+	if (invocation_read_env(&inv, &err) < 0 || env_collect_overrides(&inv.overrides, &err) < 0 ||
+	    run_sandboxed(&tool, &inv, &err) < 0 || apply_shell_env(&tool, &inv, &err) < 0)
 		return fail(&err, 125);
-
-	if (run_sandboxed(&tool, &inv, &err) < 0)
-		return fail(&err, 125);
+	env_apply_overrides(&inv.overrides);
 
 	/* Tools find their own files from argv[0] (gcc its cc1, python its
 	 * venv): point it at the real binary's directory, under the name it was

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "base/util.h"
+#include "context/env.h"
 
 struct tool {
 	char *name;       /* the tool's name in its manifest */
@@ -17,13 +18,16 @@ struct tool {
 struct invocation {
 	char *root;          /* canonical MOAT_ROOT */
 	const char *home;    /* the real HOME */
-	char *home_override; /* MOAT_ENV_HOME, normalized, or NULL */
+	struct env_overrides overrides; /* MOAT_ENV_*, applied right before exec */
 };
 
 int check_not_wrapper(const struct tool *t, struct error *err);
 int invocation_read_env(struct invocation *inv, struct error *err);
+/* share/moat/env: read inside the sandbox (after run_sandboxed), never
+ * through a symlink out of the shell, so a planted link cannot bring another
+ * project's secrets in; MOAT_ENV_* applied after it still win. */
 int apply_shell_env(const struct tool *t, const struct invocation *inv, struct error *err);
-int apply_moat_env(struct invocation *inv, struct error *err);
+
 /* Everything between the environment and exec: inside a session nothing but
  * the HOME override; otherwise config.zon, the jailbreak decision, and
  * confinement with the profile for this tool. */

@@ -31,7 +31,10 @@ static int add_shells(struct session *s, const char *const *names, size_t n,
 	struct strbuf path = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		cleanup_free char *dir = NULL;
-		if (shell_find(names[i], &dir, err) < 0) {
+		cleanup_free char *abs = strchr(names[i], '/') ? fs_absolute(names[i], err) : NULL;
+		const char *root = s->ctx.root;
+		if ((abs && context_refuse_planted_link(abs, &root, 1, "the shell", err) < 0) ||
+		    shell_find(names[i], &dir, err) < 0) {
 			sb_release(&path);
 			return -1;
 		}

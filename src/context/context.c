@@ -34,6 +34,35 @@ int context_exec_error(struct error *err, const char *exe, const char *name, con
 	return e == ENOENT ? 127 : 126;
 }
 
+int context_refuse_planted_link(const char *path, const char *const *writable, size_t n,
+				const char *what, struct error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!path_is_under(path, writable[i]) || strcmp(path, writable[i]) == 0)
+			continue;
+		/* Each component below the writable area, down to path itself. */
+		cleanup_free char *prefix = xstrdup(path);
+		for (char *p = prefix + strlen(writable[i]) + 1;; p++) {
+			if (*p != '/' && *p != '\0')
+				continue;
+			char saved = *p;
+			*p = '\0';
+			struct stat st;
+			if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode)) {
+				error_set(err, "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
+					       "code can write", what, path, prefix, writable[i]);
+				error_hint(err, "name the real directory, or remove the link if you did not make it");
+				err->status = 125;
+				return -1;
+			}
+			*p = saved;
+			if (!saved)
+				break;
+		}
+	}
+	return 0;
+}
+
 const char *context_real_home(struct error *err)
 {
 	const char *home = getenv("HOME");

@@ -36,11 +36,25 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 	return config_load(path, cfg, NULL, NULL, err);
 }
 
+/* Where sandboxed code can write: the root and every write grant, as
+ * configured (normalized). The strings borrow from c and grants; the array
+ * has room for n + 1 and unused slots point at the root. */
+static const char **settings_writable_areas(const struct context *c,
+					    const struct config_grant *grants, size_t n)
+{
+	const char **areas = xcalloc(n + 1, sizeof(char *));
+	areas[0] = c->root;
+	for (size_t i = 0; i < n; i++)
+		areas[i + 1] = grants[i].write && grants[i].path[0] == '/' ? grants[i].path : c->root;
+	return areas;
+}
+
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
 			      struct error *err)
 {
 	struct config_grant *grants;
 	size_t n = config_grants(cfg, bin, c->root, c->home, &grants);
+	cleanup_free const char **writable = settings_writable_areas(c, grants, n);
 	for (size_t i = 0; i < n; i++) {
 		const char *why = path_refusal(grants[i].path);
 		if (why) {
@@ -49,6 +63,11 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 				  grants[i].rule->col, grants[i].path, grants[i].bin, why);
 			error_hint(err, "fix the path in config.zon; 'moat check' lists every problem");
 			err->status = 125;
+			config_grants_free(grants, n);
+			return -1;
+		}
+		cleanup_free char *norm = path_normalize(grants[i].path);
+		if (context_refuse_planted_link(norm, writable, n + 1, "to grant", err) < 0) {
 			config_grants_free(grants, n);
 			return -1;
 		}

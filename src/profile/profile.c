@@ -143,8 +143,11 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 	for (size_t i = 0; i < in->nshell_dirs + (in->wrapper != NULL); i++) {
 		const char *path = i < in->nshell_dirs ? in->shell_dirs[i] : in->wrapper;
 		/* A newline here would also split `moat profile`'s listing. */
-		if (path_refusal(path)) {
-			error_set(err, "cannot use '%s' in the sandbox: %s", path, path_refusal(path));
+		const char *why = path_refusal(path);
+		if (!why && path_is_under(in->home, path))
+			why = "it is your home directory or contains it";
+		if (why) {
+			error_set(err, "cannot use '%s' in the sandbox: %s", path, why);
 			profile_free(out);
 			return -1;
 		}

@@ -27,6 +27,14 @@ static void print_rules(const struct session *s)
 	printf("%-40s %-16s %s\n", "network", "open", "by design");
 	for (size_t i = 0; i < p->nenv; i++)
 		printf("env %s=%s\n", p->env[i].name, p->env[i].value ? p->env[i].value : "(unset)");
+	const char *socket_warning = sandbox_socket_warning(p, &s->support);
+	if (socket_warning)
+		printf("unix sockets: all reachable: %s\n", socket_warning);
+	else if (s->support.abi < 9)
+		printf("unix sockets: new AF_UNIX sockets refused (Landlock ABI < 9 cannot confine them by "
+		       "path); socketpair and pipes work\n");
+	else
+		printf("unix sockets: only those under the root and .sockets in config.zon\n");
 	printf("kernel: Landlock ABI %d\n", s->support.abi);
 	printf("not enforced: %s\n", s->support.not_enforced[0] ? s->support.not_enforced : "nothing");
 }

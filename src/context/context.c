@@ -131,8 +131,17 @@ void context_add_grant(struct context *c, const char *bin, const char *path, uns
 	c->grants[c->ngrants++] = (struct grant){xstrdup(bin), xstrdup(path), access};
 }
 
+void context_add_socket(struct context *c, const char *path)
+{
+	c->sockets = xrealloc_array(c->sockets, c->nsockets + 1, sizeof(char *));
+	c->sockets[c->nsockets++] = xstrdup(path);
+}
+
 void context_free(struct context *c)
 {
+	for (size_t i = 0; i < c->nsockets; i++)
+		free(c->sockets[i]);
+	free(c->sockets);
 	free(c->root);
 	free(c->home);
 	for (size_t i = 0; i < c->nterminals; i++)
@@ -172,6 +181,8 @@ int context_build_profile(const struct context *c, enum platform platform, struc
 		.shell_dirs = (const char *const *)c->shell_dirs,
 		.nshell_dirs = c->nshell_dirs,
 		.wrapper = c->wrapper,
+		.sockets = (const char *const *)c->sockets,
+		.nsockets = c->nsockets,
 	};
 	return profile_build(&in, out, err);
 }

@@ -24,6 +24,8 @@ struct context {
 	size_t ngrants;
 	char **jailbreaks;
 	size_t njailbreaks;
+	char **sockets; /* canonical unix sockets let through on purpose */
+	size_t nsockets;
 };
 
 /* Gather the facts for a sandbox rooted at root (already canonical: callers
@@ -32,6 +34,7 @@ struct context {
 int context_init(struct context *c, const char *root, const char *home, struct error *err);
 void context_add_shell(struct context *c, const char *dir);
 void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access);
+void context_add_socket(struct context *c, const char *path);
 void context_free(struct context *c);
 
 /* The profile for this context on a platform (the running one for

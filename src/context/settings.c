@@ -49,6 +49,25 @@ static const char **settings_writable_areas(const struct context *c,
 	return areas;
 }
 
+int context_add_config_sockets(struct context *c, const struct config *cfg, struct error *err)
+{
+	for (size_t i = 0; i < cfg->nsockets; i++) {
+		cleanup_free char *path = path_expand_tilde(cfg->sockets[i], c->home);
+		const char *why = path_refusal(path);
+		if (why) {
+			cleanup_free char *file = settings_path(c->home);
+			error_set(err, "%s: refusing socket '%s': %s", file, cfg->sockets[i], why);
+			err->status = 125;
+			return -1;
+		}
+		char *canon = realpath(path, NULL);
+		if (canon)
+			context_add_socket(c, canon);
+		free(canon);
+	}
+	return 0;
+}
+
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
 			      struct error *err)
 {

@@ -24,4 +24,7 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
 			      struct error *err);
 
+/* Add config.zon's .sockets: unix sockets the sandbox may connect to. */
+int context_add_config_sockets(struct context *c, const struct config *cfg, struct error *err);
+
 #endif

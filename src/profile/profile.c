@@ -153,6 +153,8 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 		}
 		profile_add_rule(out, path, ACCESS_RX, ORIGIN_SHELL, NULL);
 	}
+	for (size_t i = 0; i < in->nsockets; i++)
+		profile_add_rule(out, in->sockets[i], ACCESS_CONNECT, ORIGIN_SOCKET, NULL);
 	if (add_grants(out, in, err) < 0) {
 		profile_free(out);
 		return -1;
@@ -198,6 +200,14 @@ bool profile_defaults_read(enum platform platform, const char *path)
 	return false;
 }
 
+bool profile_has_sockets(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].access & ACCESS_CONNECT)
+			return true;
+	return false;
+}
+
 bool profile_allows_write(const struct profile *p, const char *path)
 {
 	for (size_t i = 0; i < p->nrules; i++)
@@ -208,6 +218,8 @@ bool profile_allows_write(const struct profile *p, const char *path)
 
 const char *access_name(unsigned access)
 {
+	if (access == ACCESS_CONNECT)
+		return "connect";
 	switch (access & ACCESS_ALL) {
 	case ACCESS_READ: return "read";
 	case ACCESS_RW: return "read/write";

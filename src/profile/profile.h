@@ -19,6 +19,7 @@ enum access {
 	ACCESS_WRITE = 1u << 1, /* create, modify, truncate, remove, rename, link */
 	ACCESS_EXEC = 1u << 2,  /* execute and map executable */
 	ACCESS_IOCTL = 1u << 3, /* ioctl on devices (terminals) */
+	ACCESS_CONNECT = 1u << 4, /* connect to a pathname unix socket */
 };
 
 #define ACCESS_RW (ACCESS_READ | ACCESS_WRITE)
@@ -91,6 +92,8 @@ struct profile_input {
 	const char *const *shell_dirs; /* canonical shell directories in use */
 	size_t nshell_dirs;
 	const char *wrapper; /* canonical path of moat-wrapper, or NULL */
+	const char *const *sockets; /* unix sockets let through on purpose */
+	size_t nsockets;
 };
 
 /* The environment variable moat sets inside every sandbox it makes, holding
@@ -109,6 +112,9 @@ void profile_set_env(struct profile *p, const char *name, const char *value);
 
 /* Do the platform's default rules already give read access to path? */
 bool profile_defaults_read(enum platform platform, const char *path);
+
+/* Does the profile let unix sockets through on purpose (config .sockets)? */
+bool profile_has_sockets(const struct profile *p);
 
 /* Is path writable in this profile (under a rule with ACCESS_WRITE)? */
 bool profile_allows_write(const struct profile *p, const char *path);

@@ -53,6 +53,8 @@ uint64_t landlock_rights_for_access(unsigned access)
 		r |= LL_FS_EXECUTE;
 	if (access & ACCESS_IOCTL)
 		r |= LL_FS_IOCTL_DEV;
+	if (access & ACCESS_CONNECT)
+		r |= LL_FS_RESOLVE_UNIX;
 	return r;
 }
 
@@ -129,13 +131,21 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return error_set(err, "cannot set no_new_privs: %s", strerror(errno));
-	struct seccomp_policy policy = seccomp_policy_for(s->abi, false);
+	struct seccomp_policy policy = seccomp_policy_for(s->abi, profile_has_sockets(p));
 	policy.deny_tty_takeover = !p->job_control;
 	if (seccomp_install(&policy, err) < 0)
 		return -1;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
 		return error_set(err, "cannot apply the Landlock ruleset: %s", strerror(errno));
 	return 0;
+}
+
+const char *sandbox_socket_warning(const struct profile *p, const struct sandbox_support *s)
+{
+	if (!profile_has_sockets(p) || s->abi >= 9)
+		return NULL;
+	return "Landlock below ABI 9 cannot confine unix sockets by path; because config.zon lists "
+	       "sockets, every pathname unix socket is reachable from the sandbox";
 }
 
 /* Refused to us although an unconfined process could open it? */

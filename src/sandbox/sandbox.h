@@ -26,6 +26,10 @@ int sandbox_probe(struct sandbox_support *s, struct error *err);
  * single-threaded, right before exec. */
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err);
 
+/* A warning for the user when the profile lets unix sockets through on a
+ * kernel that cannot confine them by path (Landlock ABI < 9), or NULL. */
+const char *sandbox_socket_warning(const struct profile *p, const struct sandbox_support *s);
+
 /* Is this process already inside a moat sandbox for this root? The
  * MOAT_SANDBOX variable says so only as a hint; the answer comes from the
  * kernel (paths outside the profile must be refused to us), so a variable

@@ -97,6 +97,8 @@ static int build_wrapper_profile(const struct tool *t, const struct invocation *
 	ctx.wrapper = t->self ? xstrdup(t->self) : NULL;
 	int rc = context_add_config_grants(&ctx, cfg, t->name, err);
 	if (rc == 0)
+		rc = context_add_config_sockets(&ctx, cfg, err);
+	if (rc == 0)
 		rc = context_build_profile(&ctx, PLATFORM_LINUX, p, err);
 	context_free(&ctx);
 	return rc;

@@ -162,5 +162,23 @@ else
 		ok "ABI $ABI: io_uring answers ENOSYS, so runtimes fall back to plain syscalls" ||
 		{ not_ok "ABI $ABI: io_uring answers ENOSYS" && _show io_uring; }
 fi
+# --- .sockets in config.zon: a socket let through on purpose ---
+mkdir -p "$XDG_CONFIG_HOME/moat"
+serve serve "$T/allowed.sock"
+printf '.{ .sockets = .{ "%s" } }\n' "$T/allowed.sock" >"$XDG_CONFIG_HOME/moat/config.zon"
+run "$MOAT" profile
+expect_out "moat profile lists the socket" "^$T/allowed.sock +connect +socket\$"
+run "$MOAT" run -- ./sock connect "$T/allowed.sock"
+expect_out "a socket listed in .sockets is reachable" 'HELLO-FROM-SERVER'
+if [ "$ABI" -lt 9 ]; then
+	expect_out "ABI $ABI: moat warns that every pathname socket is now reachable" \
+		'warning: .*every pathname unix socket is reachable'
+else
+	run "$MOAT" run -- ./sock connect "$OUTSIDE"
+	expect_no_out "ABI $ABI: an unlisted socket stays unreachable" 'HELLO-FROM-SERVER'
+fi
+printf '.{ .sockets = .{ "relative.sock" } }\n' >"$XDG_CONFIG_HOME/moat/config.zon"
+expect_status "a relative socket path is refused" 125 "$MOAT" run -- true
+rm "$XDG_CONFIG_HOME/moat/config.zon"
 
 done_testing

@@ -243,16 +243,9 @@ int approvals_load(const char *home, struct approval_store *st, struct strbuf *w
 int approvals_update(const char *home, approvals_update_fn *fn, void *arg, struct error *err)
 {
 	cleanup_free char *path = approvals_path(home);
-	cleanup_free char *dir = path_dirname(path);
-	if (fs_mkdir_p(dir, 0700, err) < 0)
-		return -1;
-	cleanup_free char *lock_path = xasprintf("%s.lock", path);
-	cleanup_close int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	cleanup_close int lock = fs_lock_beside(path, err);
 	if (lock < 0)
-		return error_set(err, "cannot open '%s': %s", lock_path, strerror(errno));
-	while (flock(lock, LOCK_EX) < 0)
-		if (errno != EINTR)
-			return error_set(err, "cannot lock '%s': %s", lock_path, strerror(errno));
+		return -1;
 	struct approval_store st;
 	if (load_path(path, &st, NULL, err) < 0)
 		return -1;

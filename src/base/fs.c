@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "base/path.h"
@@ -117,6 +118,25 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		close(dfd);
 	}
 	return 0;
+}
+
+int fs_lock_beside(const char *path, struct error *err)
+{
+	cleanup_free char *dir = path_dirname(path);
+	if (fs_mkdir_p(dir, 0700, err) < 0)
+		return -1;
+	cleanup_free char *lock_path = xasprintf("%s.lock", path);
+	int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return error_set(err, "cannot open '%s': %s", lock_path, strerror(errno));
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			int e = errno;
+			close(fd);
+			return error_set(err, "cannot lock '%s': %s", lock_path, strerror(e));
+		}
+	}
+	return fd;
 }
 
 int fs_mkdir_p(const char *path, mode_t mode, struct error *err)

@@ -22,6 +22,11 @@ int fs_read_beneath(const char *dir, const char *rel, size_t max, char **data, s
  * The mode of an existing file is kept; otherwise mode is used. */
 int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct error *err);
 
+/* Take an exclusive lock for changing path: on "<path>.lock" beside it,
+ * since path itself is replaced by rename. Creates the directory (0700) if
+ * needed. Returns the lock's fd (close it to unlock), or -1 with err. */
+int fs_lock_beside(const char *path, struct error *err);
+
 /* mkdir -p with the given mode for new directories. */
 int fs_mkdir_p(const char *path, mode_t mode, struct error *err);
 

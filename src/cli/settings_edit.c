@@ -23,17 +23,9 @@ char *settings_home(struct error *err)
 int settings_edit(const char *home, settings_edit_fn *fn, void *arg, struct error *err)
 {
 	cleanup_free char *path = settings_path(home);
-	cleanup_free char *dir = path_dirname(path);
-	if (fs_mkdir_p(dir, 0700, err) < 0)
-		return -1;
-	/* The lock lives beside the file: the file itself is replaced by rename. */
-	cleanup_free char *lock_path = xasprintf("%s.lock", path);
-	cleanup_close int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	cleanup_close int lock = fs_lock_beside(path, err);
 	if (lock < 0)
-		return error_set(err, "cannot open '%s': %s", lock_path, strerror(errno));
-	while (flock(lock, LOCK_EX) < 0)
-		if (errno != EINTR)
-			return error_set(err, "cannot lock '%s': %s", lock_path, strerror(errno));
+		return -1;
 	cleanup_free char *buf = NULL;
 	size_t len = 0;
 	if (fs_read_file(path, ZON_MAX_SIZE, &buf, &len, err) < 0) {

@@ -641,19 +641,8 @@ static int nix_build(const struct shell_ref *r, const char *from, char **store, 
 /* Serialize resolutions: a second moat waits, then finds the first one's pin. */
 static int lock_pins(const char *state, struct error *err)
 {
-	if (fs_mkdir_p(state, 0700, err) < 0)
-		return -1;
-	cleanup_free char *path = path_join(state, "pins.lock");
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
-	if (fd < 0)
-		return error_set(err, "cannot open '%s': %s", path, strerror(errno));
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR) {
-			int e = errno;
-			close(fd);
-			return error_set(err, "cannot lock '%s': %s", path, strerror(e));
-		}
-	return fd;
+	cleanup_free char *pins = path_join(state, "pins");
+	return fs_lock_beside(pins, err);
 }
 
 static bool pin_matches(const struct pin *pin, const struct shell_ref *r)

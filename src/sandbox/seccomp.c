@@ -38,6 +38,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -137,7 +138,8 @@ enum label {
 	L_EPERM,
 	L_EACCES,
 	L_ENOSYS,
-	L_COUNT
+	L_FIXED, /* labels from here on are made by new_label() */
+	L_COUNT = 96
 };
 
 #define MAX_INSNS 160
@@ -148,8 +150,20 @@ struct prog {
 	unsigned char jt[MAX_INSNS], jf[MAX_INSNS]; /* enum label, resolved later */
 	size_t n;
 	size_t at[L_COUNT];
+	unsigned next_label;
 	bool full;
 };
+
+static enum label new_label(struct prog *p)
+{
+	if (p->next_label < L_FIXED)
+		p->next_label = L_FIXED;
+	if (p->next_label == L_COUNT) {
+		p->full = true;
+		return L_ALLOW;
+	}
+	return (enum label)p->next_label++;
+}
 
 static void emit(struct prog *p, uint16_t code, uint32_t k, enum label jt, enum label jf)
 {
@@ -192,26 +206,67 @@ static void ret(struct prog *p, uint32_t action)
 	emit(p, BPF_RET | BPF_K, action, L_NEXT, L_NEXT);
 }
 
+struct nr_target {
+	uint32_t nr;
+	enum label to;
+};
+
+static void add_target(struct nr_target *t, size_t *n, uint32_t nr, enum label to)
+{
+	if (nr != NO_NR)
+		t[(*n)++] = (struct nr_target){nr, to};
+}
+
+static int by_nr(const void *a, const void *b)
+{
+	uint32_t x = ((const struct nr_target *)a)->nr, y = ((const struct nr_target *)b)->nr;
+	return x < y ? -1 : x > y;
+}
+
+/* A binary search on the syscall number, so every syscall, allowed or not,
+ * reaches its verdict in a handful of instructions. That matters at attach
+ * time too: the kernel runs the filter once per syscall number to cache the
+ * always-allowed ones, and a long linear chain made that a tenth of
+ * moat-wrapper's start-up. */
+static void emit_search(struct prog *p, const struct nr_target *t, size_t n)
+{
+	if (n <= 3) {
+		for (size_t i = 0; i < n; i++)
+			jeq(p, t[i].nr, t[i].to, L_NEXT);
+		ret(p, SECCOMP_RET_ALLOW);
+		return;
+	}
+	size_t mid = n / 2;
+	enum label upper = new_label(p);
+	emit(p, BPF_JMP | BPF_JGE | BPF_K, t[mid].nr, upper, L_NEXT);
+	emit_search(p, t, mid);
+	place(p, upper);
+	emit_search(p, t + mid, n - mid);
+}
+
 static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
                            const struct seccomp_policy *pol)
 {
-	jeq(p, abi->ioctl, L_IOCTL, L_NEXT);
+	struct nr_target t[32];
+	size_t n = 0;
+	add_target(t, &n, abi->ioctl, L_IOCTL);
 	for (size_t i = 0; i < ARRAY_LEN(abi->refused); i++)
-		jeq(p, abi->refused[i], L_EPERM, L_NEXT);
+		add_target(t, &n, abi->refused[i], L_EPERM);
 	for (size_t i = 0; i < ARRAY_LEN(abi->keyrings); i++)
-		jeq(p, abi->keyrings[i], L_ENOSYS, L_NEXT);
+		add_target(t, &n, abi->keyrings[i], L_ENOSYS);
 	for (size_t i = 0; i < ARRAY_LEN(abi->mode_in_arg1); i++)
-		jeq(p, abi->mode_in_arg1[i], L_MODE1, L_NEXT);
+		add_target(t, &n, abi->mode_in_arg1[i], L_MODE1);
 	for (size_t i = 0; i < ARRAY_LEN(abi->mode_in_arg2); i++)
-		jeq(p, abi->mode_in_arg2[i], L_MODE2, L_NEXT);
+		add_target(t, &n, abi->mode_in_arg2[i], L_MODE2);
 	if (pol->deny_unix_sockets) {
-		jeq(p, abi->socket, L_SOCKET, L_NEXT);
-		jeq(p, abi->socketpair, L_SOCKETPAIR, L_NEXT);
-		jeq(p, abi->socketcall, L_SOCKETCALL, L_NEXT);
+		add_target(t, &n, abi->socket, L_SOCKET);
+		add_target(t, &n, abi->socketpair, L_SOCKETPAIR);
+		add_target(t, &n, abi->socketcall, L_SOCKETCALL);
 		for (size_t i = 0; i < ARRAY_LEN(abi->io_uring); i++)
-			jeq(p, abi->io_uring[i], L_ENOSYS, L_NEXT);
+			add_target(t, &n, abi->io_uring[i], L_ENOSYS);
 	}
-	ret(p, SECCOMP_RET_ALLOW);
+	qsort(t, n, sizeof(t[0]), by_nr);
+	emit_search(p, t, n);
 }
 
 static void ioctl_checks(struct prog *p, const struct seccomp_policy *pol)

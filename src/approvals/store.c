@@ -5,11 +5,9 @@
  * (fields separated by tabs; paths cannot hold tabs, moat refuses control
  * characters in them). Lines it does not understand are kept verbatim. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "approvals/approvals.h"

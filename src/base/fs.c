@@ -158,14 +158,6 @@ int fs_mkdir_p(const char *path, mode_t mode, struct error *err)
 	return 0;
 }
 
-char *fs_canonical(const char *path, struct error *err)
-{
-	char *r = realpath(path, NULL);
-	if (!r)
-		error_set(err, "cannot resolve '%s': %s", path, strerror(errno));
-	return r;
-}
-
 char *fs_cwd(struct error *err)
 {
 	char *cwd = getcwd(NULL, 0);

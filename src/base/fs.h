@@ -30,9 +30,6 @@ int fs_lock_beside(const char *path, struct error *err);
 /* mkdir -p with the given mode for new directories. */
 int fs_mkdir_p(const char *path, mode_t mode, struct error *err);
 
-/* realpath() that sets err; caller frees. NULL on failure. */
-char *fs_canonical(const char *path, struct error *err);
-
 /* The canonical current directory, or NULL with a message that says why
  * (for example a directory deleted under the caller). */
 char *fs_cwd(struct error *err);

@@ -1,9 +1,7 @@
 #include "cli/settings_edit.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/file.h>
 
 #include "base/fs.h"
 #include "base/path.h"

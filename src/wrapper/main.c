@@ -24,6 +24,8 @@ extern char **environ;
 
 static const char prog[] = "moat-wrapper";
 
+static int check_not_wrapper(const struct tool *t, struct error *err);
+
 static int fail(const struct error *err, int status)
 {
 	error_print(prog, err);
@@ -120,7 +122,8 @@ static int resolve_tool(const char *argv0, struct tool *t, struct error *err)
 	return -1;
 }
 
-int check_not_wrapper(const struct tool *t, struct error *err)
+/* The manifest must name a real binary, not moat-wrapper itself (a loop). */
+static int check_not_wrapper(const struct tool *t, struct error *err)
 {
 	struct stat real, self;
 	if (stat(t->real, &real) < 0) {

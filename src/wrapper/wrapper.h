@@ -21,7 +21,6 @@ struct invocation {
 	struct env_overrides overrides; /* MOAT_ENV_*, applied right before exec */
 };
 
-int check_not_wrapper(const struct tool *t, struct error *err);
 int invocation_read_env(struct invocation *inv, struct error *err);
 /* share/moat/env: read inside the sandbox (after run_sandboxed), never
  * through a symlink out of the shell, so a planted link cannot bring another

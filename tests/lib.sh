@@ -93,6 +93,10 @@ expect_out() {
 	if grep -qE -- "$2" "$T/.out" "$T/.err"; then ok "$1"; else not_ok "$1 (want /$2/)" && _show "(last command)"; fi
 }
 
+# re_quote TEXT: TEXT as an extended regex matching itself, for patterns
+# built from data such as base64 hashes, whose '+' would be a quantifier.
+re_quote() { printf '%s' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'; }
+
 # expect_no_out NAME PATTERN: the last run's output must not match PATTERN.
 expect_no_out() {
 	if grep -qE -- "$2" "$T/.out" "$T/.err"; then not_ok "$1 (unexpected /$2/)" && _show "(last command)"; else ok "$1"; fi

@@ -14,7 +14,7 @@ expect_out "after the flake changes, the pin still holds" '^fixture says: versio
 
 run "$MOAT" update
 [ "$rc" -eq 0 ] && ok "moat update" || { not_ok "moat update" && _show moat update; }
-expect_out "prints name: old -> new" "^hello: ${old_rev:0:19} -> sha256-"
+expect_out "prints name: old -> new" "^hello: $(re_quote "${old_rev:0:19}") -> sha256-"
 expect_out "says that a path: reference cannot be pinned" "hello: 'path:$FIX' cannot be pinned to a revision \(a path: reference has no revision\)"
 expect_out "with one progress line" '^moat: updating hello\.\.\.$'
 [ "$(pinned_store hello)" != "$old_store" ] && ok "the pin moved to a new store path" || not_ok "pin did not move"

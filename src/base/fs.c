@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/path.h"
 #include "base/platform.h"
@@ -88,14 +90,33 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct error *err)
+/* Create name in dirfd under a fresh temporary name: returns its fd and
+ * leaves the name in tmp. mkostemp takes no directory fd, hence our own. */
+static int create_temp_at(int dirfd, const char *name, char *tmp, size_t size)
+{
+	static unsigned counter;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned long salt = (unsigned long)now.tv_nsec ^ ((unsigned long)getpid() << 20) ^ counter++;
+		snprintf(tmp, size, ".%s.%06lx", name, salt & 0xffffff);
+		int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int fs_write_atomic_at(int dirfd, const char *dir, const char *name, const void *data, size_t len,
+		       mode_t mode, struct error *err)
 {
 	struct stat st;
-	if (stat(path, &st) == 0)
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 		mode = st.st_mode & 07777;
-	cleanup_free char *dir = path_dirname(path);
-	cleanup_free char *tmp = xasprintf("%s/.%s.XXXXXX", dir, path_basename(path));
-	int fd = mkostemp(tmp, O_CLOEXEC);
+	char tmp[NAME_MAX + 1];
+	if (strlen(name) > NAME_MAX - 8)
+		return error_set(err, "cannot write '%s/%s': the name is too long", dir, name);
+	int fd = create_temp_at(dirfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
 		return error_set(err, "cannot create a temporary file in '%s': %s", dir, strerror(errno));
 	const char *what = "write";
@@ -103,21 +124,57 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 	    (what = "sync", fsync(fd) < 0)) {
 		int saved = errno;
 		close(fd);
-		unlink(tmp);
-		return error_set(err, "cannot %s '%s': %s", what, tmp, strerror(saved));
+		unlinkat(dirfd, tmp, 0);
+		return error_set(err, "cannot %s '%s/%s': %s", what, dir, tmp, strerror(saved));
 	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
+	/* rename replaces name itself, never what a symlink there points at. */
+	if (close(fd) < 0 || renameat(dirfd, tmp, dirfd, name) < 0) {
 		int saved = errno;
-		unlink(tmp);
-		return error_set(err, "cannot replace '%s': %s", path, strerror(saved));
+		unlinkat(dirfd, tmp, 0);
+		return error_set(err, "cannot replace '%s/%s': %s", dir, name, strerror(saved));
 	}
-	/* Make the rename itself durable. */
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
+	fsync(dirfd); /* make the rename itself durable */
 	return 0;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct error *err)
+{
+	cleanup_free char *dir = path_dirname(path);
+	cleanup_close int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return error_set(err, "cannot open '%s': %s", dir, strerror(errno));
+	return fs_write_atomic_at(dirfd, dir, path_basename(path), data, len, mode, err);
+}
+
+int fs_read_at(int dirfd, const char *dir, const char *name, size_t max, char **data, size_t *len,
+	       struct error *err)
+{
+	cleanup_free char *path = path_join(dir, name);
+	cleanup_close int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0) {
+		int e = errno;
+		error_set(err, "cannot open '%s': %s", path, e == ELOOP ? "it is a symlink" : strerror(e));
+		errno = e;
+		return -1;
+	}
+	return read_fd(fd, path, max, data, len, err);
+}
+
+int fs_subdir_at(int dirfd, const char *dir, const char *name, mode_t mode, struct error *err)
+{
+	if (mkdirat(dirfd, name, mode) < 0 && errno != EEXIST)
+		return error_set(err, "cannot create '%s/%s': %s", dir, name, strerror(errno));
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		struct stat st;
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			error_set(err, "refusing to write through '%s/%s': it is a symlink", dir, name);
+			error_hint(err, "sandboxed code may have planted it; remove it if you did not make it");
+			return -1;
+		}
+		return error_set(err, "cannot open '%s/%s': %s", dir, name, strerror(errno));
+	}
+	return fd;
 }
 
 int fs_lock_beside(const char *path, struct error *err)

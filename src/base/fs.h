@@ -22,6 +22,20 @@ int fs_read_beneath(const char *dir, const char *rel, size_t max, char **data, s
  * The mode of an existing file is kept; otherwise mode is used. */
 int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct error *err);
 
+/* The same for the entry name of the directory dirfd, whose path dir names
+ * it in messages. A symlink at name is replaced, never written through. */
+int fs_write_atomic_at(int dirfd, const char *dir, const char *name, const void *data, size_t len,
+		       mode_t mode, struct error *err);
+
+/* fs_read_file for the entry name of dirfd, refusing a symlink there. */
+int fs_read_at(int dirfd, const char *dir, const char *name, size_t max, char **data, size_t *len,
+	       struct error *err);
+
+/* Open the directory name inside dirfd, creating it with mode if missing,
+ * for writing beneath it: refuses a symlink there, since whoever planted it
+ * chose where the writes would land. Returns an fd, or -1 with err. */
+int fs_subdir_at(int dirfd, const char *dir, const char *name, mode_t mode, struct error *err);
+
 /* Take an exclusive lock for changing path: on "<path>.lock" beside it,
  * since path itself is replaced by rename. Creates the directory (0700) if
  * needed. Returns the lock's fd (close it to unlock), or -1 with err. */

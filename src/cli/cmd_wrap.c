@@ -2,9 +2,11 @@
  * (bin/<tool> -> moat-wrapper, the manifest, the env file) from binaries
  * already on this machine, the no-nix way to try moat. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/path.h"
@@ -80,43 +82,81 @@ static char *find_binary(const char *bin, const char *wrapper, struct error *err
 	return steal_ptr(&found);
 }
 
-/* Point dir/bin/<tool> at the wrapper; replace whatever was there atomically. */
-static int link_tool(const char *shell, const char *tool, const char *wrapper, struct error *err)
+/* The shell's directories, opened once. A project-local shell lives where
+ * sandboxed code can write, and moat wrap runs unconfined: every step below
+ * the shell directory goes through these fds and refuses symlinks, so a
+ * planted link cannot send a read or a write outside the shell. */
+struct shell_dirs {
+	const char *path;
+	char *moat_path; /* <shell>/share/moat, for messages */
+	int shell, bin, share, moat;
+};
+
+static int open_shell_dirs(const char *shell, struct shell_dirs *d, struct error *err)
 {
-	cleanup_free char *link = xasprintf("%s/bin/%s", shell, tool);
-	cleanup_free char *tmp = xasprintf("%s/bin/.%s.moat-new", shell, tool);
-	unlink(tmp);
-	if (symlink(wrapper, tmp) < 0)
-		return error_set(err, "cannot create '%s': %s", tmp, strerror(errno));
-	if (rename(tmp, link) < 0) {
+	d->path = shell;
+	d->moat_path = path_join(shell, "share/moat");
+	if (fs_mkdir_p(shell, 0755, err) < 0)
+		return -1;
+	d->shell = open(shell, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->shell < 0)
+		return error_set(err, "cannot open '%s': %s", shell, strerror(errno));
+	cleanup_free char *share = path_join(shell, "share");
+	if ((d->bin = fs_subdir_at(d->shell, shell, "bin", 0755, err)) < 0 ||
+	    (d->share = fs_subdir_at(d->shell, shell, "share", 0755, err)) < 0 ||
+	    (d->moat = fs_subdir_at(d->share, share, "moat", 0755, err)) < 0)
+		return -1;
+	return 0;
+}
+
+static void close_shell_dirs(struct shell_dirs *d)
+{
+	int *fds[] = {&d->shell, &d->bin, &d->share, &d->moat};
+	for (size_t i = 0; i < sizeof(fds) / sizeof(*fds); i++)
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+	free(d->moat_path);
+}
+
+/* Point bin/<tool> at the wrapper; replace whatever was there atomically. */
+static int link_tool(const struct shell_dirs *d, const char *tool, const char *wrapper, struct error *err)
+{
+	cleanup_free char *tmp = xasprintf(".%s.moat-new", tool);
+	unlinkat(d->bin, tmp, 0);
+	if (symlinkat(wrapper, d->bin, tmp) < 0)
+		return error_set(err, "cannot create '%s/bin/%s': %s", d->path, tmp, strerror(errno));
+	if (renameat(d->bin, tmp, d->bin, tool) < 0) {
 		int e = errno;
-		unlink(tmp);
-		return error_set(err, "cannot create '%s': %s", link, strerror(e));
+		unlinkat(d->bin, tmp, 0);
+		return error_set(err, "cannot create '%s/bin/%s': %s", d->path, tool, strerror(e));
 	}
 	return 0;
 }
 
-static int update_manifest(const char *shell, const struct wrap_args *a, char **reals, struct error *err)
+static int update_manifest(const struct shell_dirs *d, const struct wrap_args *a, char **reals,
+			   struct error *err)
 {
 	struct manifest m = {0};
-	cleanup_free char *path = path_join(shell, MANIFEST_REL);
-	if (fs_exists(path) && manifest_load(shell, &m, err) < 0)
+	const char *name = path_basename(MANIFEST_REL);
+	struct stat st;
+	if (fstatat(d->moat, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && manifest_load(d->path, &m, err) < 0)
 		return -1;
 	for (int i = 0; i < a->nbins; i++)
 		manifest_set(&m, path_basename(reals[i]), reals[i]);
 	cleanup_free char *text = manifest_format(&m);
 	manifest_free(&m);
-	return fs_write_atomic(path, text, strlen(text), 0644, err);
+	return fs_write_atomic_at(d->moat, d->moat_path, name, text, strlen(text), 0644, err);
 }
 
-static int update_env(const char *shell, const struct wrap_args *a, struct error *err)
+static int update_env(const struct shell_dirs *d, const struct wrap_args *a, struct error *err)
 {
 	if (!a->nenv)
 		return 0;
-	cleanup_free char *path = path_join(shell, ENVFILE_REL);
+	const char *name = path_basename(ENVFILE_REL);
+	cleanup_free char *path = path_join(d->moat_path, name);
 	cleanup_free char *old = NULL;
 	size_t len = 0;
-	if (fs_exists(path) && fs_read_file(path, MANIFEST_MAX, &old, &len, err) < 0)
+	if (fs_read_at(d->moat, d->moat_path, name, MANIFEST_MAX, &old, &len, err) < 0 && errno != ENOENT)
 		return -1;
 	struct strbuf text = STRBUF_INIT;
 	if (old)
@@ -140,7 +180,7 @@ static int update_env(const char *shell, const struct wrap_args *a, struct error
 				sb_addf(&out, "%s=%s\n", env[i].name, env[i].value);
 		}
 		env_changes_free(env, n);
-		rc = fs_write_atomic(path, out.buf, out.len, 0644, err);
+		rc = fs_write_atomic_at(d->moat, d->moat_path, name, out.buf, out.len, 0644, err);
 		sb_release(&out);
 	}
 	sb_release(&text);
@@ -223,15 +263,17 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 	cleanup_free char *shell = shell_dir_for(a->name, err);
 	if (!shell)
 		return -1;
-	cleanup_free char *bin = path_join(shell, "bin");
-	cleanup_free char *share = path_join(shell, "share/moat");
-	if (fs_mkdir_p(bin, 0755, err) < 0 || fs_mkdir_p(share, 0755, err) < 0)
+	struct shell_dirs d = {.shell = -1, .bin = -1, .share = -1, .moat = -1};
+	int rc = open_shell_dirs(shell, &d, err);
+	if (rc == 0)
+		rc = update_env(&d, a, err);
+	if (rc == 0)
+		rc = update_manifest(&d, a, reals, err);
+	for (int i = 0; rc == 0 && i < a->nbins; i++)
+		rc = link_tool(&d, path_basename(reals[i]), wrapper, err);
+	close_shell_dirs(&d);
+	if (rc < 0)
 		return -1;
-	if (update_env(shell, a, err) < 0 || update_manifest(shell, a, reals, err) < 0)
-		return -1;
-	for (int i = 0; i < a->nbins; i++)
-		if (link_tool(shell, path_basename(reals[i]), wrapper, err) < 0)
-			return -1;
 	printf("%s\n", shell);
 	for (int i = 0; i < a->nbins; i++)
 		printf("  %-20s %s\n", path_basename(reals[i]), reals[i]);

@@ -149,4 +149,28 @@ run timeout 10 env MOAT_ROOT="$PROJ" MOAT_JAILBREAK=cat "$SH/bin/cat" notes.txt
 	not_ok "a rewritten manifest cannot send a jailbroken name to another binary (it ran /bin/sh unconfined)"
 restore
 
+# 4. Steer `moat wrap`, which runs unconfined when the user re-wraps the
+#    shell: links planted inside it must not make moat read outside the shell
+#    into the project, nor write outside the shell.
+run "$MOAT" run -- ln -s "$SIBLING/.env" "$ENVFILE"
+run "$MOAT" wrap "$SH" --env WRAPPED=1 /bin/cat
+! { [ ! -L "$ENVFILE" ] && grep -aqE 'SIBLING_SECRET|SIBLING-PW' "$ENVFILE"; } &&
+	ok "moat wrap does not copy a symlinked env file's target into the shell" ||
+	not_ok "moat wrap does not copy a symlinked env file's target into the shell (the secrets are now in the project)"
+grep -q 'sk_live_SIBLING_SECRET' "$SIBLING/.env" &&
+	ok "and leaves the link's target alone" || not_ok "and leaves the link's target alone"
+expect_out "it refuses, saying why" "'$ENVFILE': it is a symlink"
+rm -rf "$ENVFILE" && restore
+for dir in share/moat bin; do
+	victim=$HOME/victim-${dir%%/*}
+	mkdir -p "$victim"
+	run "$MOAT" run -- sh -c "rm -rf '$SH/$dir' && ln -s '$victim' '$SH/$dir'"
+	run "$MOAT" wrap "$SH" --env WRAPPED=1 /bin/cat
+	[ -z "$(ls -A "$victim")" ] && ok "moat wrap writes nothing through a planted $dir link" ||
+		not_ok "moat wrap writes nothing through a planted $dir link (wrote $(ls -A "$victim" | tr '\n' ' '))"
+	expect_out "and says why" "'$SH/$dir': it is a symlink"
+	rm -f "$SH/$dir" && "$MOAT" wrap "$SH" /bin/cat /usr/bin/env >/dev/null 2>&1
+done
+restore
+
 done_testing

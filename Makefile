@@ -33,7 +33,8 @@ LDHARDEN_Linux := -Wl,-z,relro,-z,now
 ALL_LDFLAGS := -pie $(LDHARDEN_$(UNAME_S)) $(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(LDFLAGS)
 
 # One backend per platform, chosen here rather than by #ifdef in functions.
-SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/seccomp.c src/sandbox/caps.c
+SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/seccomp.c src/sandbox/caps.c \
+	src/sandbox/namespaces.c
 SANDBOX_Darwin := src/sandbox/seatbelt.c
 SANDBOX_SRC := $(wildcard $(SANDBOX_$(UNAME_S)) src/sandbox/sbpl.c src/sandbox/common.c)
 PLATFORM_Linux := src/base/platform_linux.c

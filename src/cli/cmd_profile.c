@@ -35,6 +35,12 @@ static void print_rules(const struct session *s)
 		       "path); socketpair and pipes work\n");
 	else
 		printf("unix sockets: only those under the root and .sockets in config.zon\n");
+	if (p->private_ipc)
+		printf("ipc: %s\n", sandbox_private_ipc_works()
+					    ? "private /dev/shm and System V IPC (own namespaces)"
+					    : "/dev/shm denied, System V IPC shared with your processes (no "
+					      "namespaces here: user namespaces are off, or this is a sandbox "
+					      "already)");
 	printf("kernel: Landlock ABI %d\n", s->support.abi);
 	printf("not enforced: %s\n", s->support.not_enforced[0] ? s->support.not_enforced : "nothing");
 }

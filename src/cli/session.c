@@ -172,8 +172,10 @@ int session_open(struct session *s, char **shells, int nshells, const struct glo
 	if (context_add_config_grants(&s->ctx, &s->cfg, NULL, err) < 0 ||
 	    context_add_config_sockets(&s->ctx, &s->cfg, err) < 0 ||
 	    sandbox_probe(&s->support, err) < 0 ||
-	    context_build_profile(&s->ctx, PLATFORM_LINUX, &s->profile, err) < 0 ||
-	    env_collect_overrides(&s->overrides, err) < 0 ||
+	    context_build_profile(&s->ctx, PLATFORM_LINUX, &s->profile, err) < 0)
+		goto fail;
+	profile_add_private_ipc(&s->profile);
+	if (env_collect_overrides(&s->overrides, err) < 0 ||
 	    env_check_home(&s->profile, s->overrides.home, "'*'", err) < 0)
 		goto fail;
 	const char *socket_warning = sandbox_socket_warning(&s->profile, &s->support);

@@ -171,6 +171,12 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 	return 0;
 }
 
+void profile_add_private_ipc(struct profile *p)
+{
+	p->private_ipc = true;
+	profile_add_rule(p, "/dev/shm", ACCESS_RW, ORIGIN_PRIVATE, NULL);
+}
+
 void profile_free(struct profile *p)
 {
 	for (size_t i = 0; i < p->nrules; i++) {
@@ -211,7 +217,8 @@ bool profile_has_sockets(const struct profile *p)
 bool profile_allows_write(const struct profile *p, const char *path)
 {
 	for (size_t i = 0; i < p->nrules; i++)
-		if ((p->rules[i].access & ACCESS_WRITE) && path_is_under(path, p->rules[i].path))
+		if ((p->rules[i].access & ACCESS_WRITE) && p->rules[i].origin != ORIGIN_PRIVATE &&
+		    path_is_under(path, p->rules[i].path))
 			return true;
 	return false;
 }
@@ -243,6 +250,7 @@ const char *origin_name(enum rule_origin origin)
 	case ORIGIN_GRANT: return "grant";
 	case ORIGIN_SOCKET: return "socket";
 	case ORIGIN_SHELL: return "shell";
+	case ORIGIN_PRIVATE: return "private";
 	}
 	return "?";
 }

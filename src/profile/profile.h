@@ -36,6 +36,7 @@ enum rule_origin {
 	ORIGIN_GRANT,    /* `moat allow` */
 	ORIGIN_SOCKET,   /* a unix socket let through on purpose */
 	ORIGIN_SHELL,    /* a shell directory and moat-wrapper, so wrapped tools run */
+	ORIGIN_PRIVATE,  /* the sandbox's own /dev/shm, never the host's (private_ipc) */
 };
 
 enum platform { PLATFORM_LINUX, PLATFORM_MACOS };
@@ -67,6 +68,11 @@ struct profile {
 	 * interactive moat shell needs it; elsewhere a process left behind
 	 * could take the terminal and read what the user types next. */
 	bool job_control;
+	/* Give the sandbox its own System V IPC and an empty /dev/shm (an
+	 * ORIGIN_PRIVATE rule), so POSIX semaphores work. The backend adds that
+	 * rule only when the kernel let it make the namespaces. Sessions ask for
+	 * it; moat-wrapper does not, since it would double the wrapper's cost. */
+	bool private_ipc;
 };
 
 /* A grant from config.zon, with its path already expanded and canonical. */
@@ -116,12 +122,16 @@ bool profile_defaults_read(enum platform platform, const char *path);
 /* Does the profile let unix sockets through on purpose (config .sockets)? */
 bool profile_has_sockets(const struct profile *p);
 
-/* Is path writable in this profile (under a rule with ACCESS_WRITE)? */
+/* Is path writable in this profile (under a rule with ACCESS_WRITE)? The
+ * private /dev/shm does not count: nothing written there outlives the run. */
 bool profile_allows_write(const struct profile *p, const char *path);
 
 /* Human names, for listings: "read", "read/write", "read/write/exec", ... */
 const char *access_name(unsigned access);
 const char *origin_name(enum rule_origin origin);
+
+/* Ask for a private /dev/shm and System V IPC (Linux sessions). */
+void profile_add_private_ipc(struct profile *p);
 
 /* The refusal message for a root that would contain HOME. */
 int profile_refuse_root(const char *root, const char *home, struct error *err);

@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "sandbox/caps.h"
 #include "sandbox/landlock.h"
+#include "sandbox/namespaces.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp.h"
 
@@ -124,9 +125,15 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	cleanup_close int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (ruleset < 0)
 		return error_set(err, "cannot create the Landlock ruleset: %s", strerror(errno));
-	for (size_t i = 0; i < p->nrules; i++)
+	/* Before the rules are opened, so "/dev/shm" names the private tmpfs;
+	 * without one, the host's /dev/shm stays denied. */
+	bool private_shm = p->private_ipc && ns_private_ipc();
+	for (size_t i = 0; i < p->nrules; i++) {
+		if (p->rules[i].origin == ORIGIN_PRIVATE && !private_shm)
+			continue;
 		if (add_rule(ruleset, &p->rules[i], attr.handled_access_fs, err) < 0)
 			return -1;
+	}
 	if (caps_drop_dangerous(err) < 0)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

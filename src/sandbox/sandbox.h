@@ -26,6 +26,11 @@ int sandbox_probe(struct sandbox_support *s, struct error *err);
  * single-threaded, right before exec. */
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err);
 
+/* Can a session here have its own /dev/shm and System V IPC (see
+ * profile.private_ipc)? Tried in a child process, so the caller is left as
+ * it was; for `moat profile`, which must say what a run would get. */
+bool sandbox_private_ipc_works(void);
+
 /* A warning for the user when the profile lets unix sockets through on a
  * kernel that cannot confine them by path (Landlock ABI < 9), or NULL. */
 const char *sandbox_socket_warning(const struct profile *p, const struct sandbox_support *s);

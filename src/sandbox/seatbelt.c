@@ -93,6 +93,12 @@ static void compile_failed(const char *message, const char *sbpl, struct error *
 	err->status = 125;
 }
 
+/* macOS has no /dev/shm to make private; POSIX IPC is Seatbelt's to judge. */
+bool sandbox_private_ipc_works(void)
+{
+	return false;
+}
+
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err)
 {
 	(void)s;

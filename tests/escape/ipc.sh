@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Ways between processes of one user that no path names: the kernel keyrings
 # and System V IPC. Landlock mediates neither. moat's seccomp filter refuses
-# the keyring syscalls (ENOSYS, as a kernel without keys); System V shared
-# memory is a documented gap (docs/security.md): a skip names it while it is
-# open. POSIX shared memory lives in /dev/shm, which the profile denies.
+# the keyring syscalls (ENOSYS, as a kernel without keys). A session gets its
+# own IPC namespace and an empty tmpfs on /dev/shm (POSIX shared memory and
+# semaphores) when the kernel lets moat make them, as `moat profile` says;
+# where it does not, System V IPC is a documented gap (docs/security.md).
 . "$(dirname "$0")/../lib.sh"
 
 cp "$HELPERS/ipc_peek" "$PROJ/ipc_peek"
+private=
+"$MOAT" profile 2>/dev/null | grep -q '^ipc: private' && private=1
 serial= shmkey=$((0x6d6f0000 + $$ % 65536))
 eval "$(trap -p EXIT | sed "s/^trap -- '/trap -- '[ -n \"\$serial\" ] \&\& \"\$HELPERS\/ipc_peek\" key-remove \"\$serial\" >\/dev\/null 2>\&1; \"\$HELPERS\/ipc_peek\" shm-remove $shmkey >\/dev\/null 2>\&1; /")"
 
@@ -31,10 +34,12 @@ fi
 run ./ipc_peek shm-create "$shmkey" SYSV-SECRET
 if [ "$rc" -eq 0 ]; then
 	run "$MOAT" run -- ./ipc_peek shm-read "$shmkey"
-	if grep -q SYSV-SECRET "$T/.out"; then
-		skip "known gap, not mediated by Landlock: System V shared memory of the user's processes (docs/security.md)"
-	else
+	if ! grep -q SYSV-SECRET "$T/.out"; then
 		ok "refused: System V shared memory of a process outside"
+	elif [ -n "$private" ]; then
+		not_ok "refused: System V shared memory of a process outside (moat profile says ipc is private)"
+	else
+		skip "known gap where no IPC namespace can be made: System V shared memory of the user's processes (docs/security.md)"
 	fi
 	"$HELPERS/ipc_peek" shm-remove "$shmkey" >/dev/null 2>&1
 else
@@ -48,11 +53,33 @@ expect_out "System V shared memory made inside the sandbox works (a test databas
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	echo SHM-FILE-SECRET >"/dev/shm/moat-escape-$$"
 	eval "$(trap -p EXIT | sed "s|^trap -- '|trap -- 'rm -f /dev/shm/moat-escape-$$; |")"
-	expect_denied "refused: a POSIX shared memory object of a process outside" "$MOAT" run -- cat "/dev/shm/moat-escape-$$"
-	run "$MOAT" run -- /usr/bin/python3 -c 'import multiprocessing as mp; mp.Lock()'
-	grep -q PermissionError "$T/.err" &&
-		skip "known cost: POSIX semaphores (/dev/shm) are denied, so Python multiprocessing locks, queues and pools fail (docs/security.md)" ||
-		ok "POSIX semaphores work inside the sandbox"
+	run "$MOAT" run -- cat "/dev/shm/moat-escape-$$"
+	[ "$rc" -ne 0 ] && ! grep -q SHM-FILE-SECRET "$T/.out" && ok "refused: a POSIX shared memory object of a process outside" ||
+		{ not_ok "refused: a POSIX shared memory object of a process outside" && _show cat; }
+
+	# A wrapped tool started outside a session makes no namespaces (they
+	# would double its start-up cost): the host's /dev/shm stays denied.
+	"$MOAT" wrap "$HOME/.local/share/moat/shells/ipc" /bin/cat >/dev/null 2>&1
+	expect_denied "refused: the same object to a wrapped tool outside a session" \
+		env MOAT_ROOT="$PROJ" "$HOME/.local/share/moat/shells/ipc/bin/cat" "/dev/shm/moat-escape-$$"
+
+	if [ -n "$private" ]; then
+		run "$MOAT" run -- /usr/bin/python3 -c 'import multiprocessing as mp
+with mp.Pool(2) as pool: print("pool:", sum(pool.map(abs, [-1, -2, -3])))'
+		expect_out "Python multiprocessing pools work in a session (semaphores in its own /dev/shm)" '^pool: 6$'
+		# Nested: inside a sandbox no namespaces can be made. The inner run
+		# must still start, with /dev/shm denied, not in a broken namespace.
+		cp "$MOAT" "$MOAT_BUILD/moat-wrapper" "$PROJ/"
+		run "$MOAT" run -- ./moat run -- sh -c 'echo "uid=$(id -u) owner=$(stat -c %u .)"; ls /dev/shm'
+		grep -q "^uid=$(id -u) owner=$(id -u)\$" "$T/.out" && grep -qi 'permission denied' "$T/.err" &&
+			ok "a session inside a session starts, with /dev/shm denied and ids intact" ||
+			{ not_ok "a session inside a session starts, with /dev/shm denied and ids intact" && _show "nested moat run"; }
+	else
+		run "$MOAT" run -- /usr/bin/python3 -c 'import multiprocessing as mp; mp.Lock()'
+		grep -q PermissionError "$T/.err" &&
+			skip "known cost where no namespaces can be made: POSIX semaphores (/dev/shm) are denied, so Python multiprocessing fails (docs/security.md)" ||
+			not_ok "POSIX semaphores are denied where moat profile says ipc is not private"
+	fi
 fi
 
 done_testing

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What `moat run` must refuse: the decoy HOME, /tmp, /dev/shm and the project
+# What `moat run` must refuse: the decoy HOME, /tmp, the host's /dev/shm and the project
 # next door. Every denial has a control: the same access works without moat,
 # so no test can pass because the file is missing or unreadable anyway.
 . "$(dirname "$0")/../lib.sh"
@@ -86,12 +86,22 @@ if [ ! -e "$WRITTEN" ]; then ok "nothing was written to /tmp"; else not_ok "noth
 denied "write /var/tmp" PWNED sh -c 'echo PWNED >"$1"' sh "/var/tmp/moat-written.$$"
 rm -f "/var/tmp/moat-written.$$"
 
+# A session gets its own empty /dev/shm (docs/security.md): the host's
+# objects are not there to read, and what it writes stays in its tmpfs.
 if [ -n "$SHMDECOY" ]; then
 	control "read /dev/shm" SHM-DECOY cat "$SHMDECOY"
-	denied "read /dev/shm" SHM-DECOY cat "$SHMDECOY"
+	run "$MOAT" run -- sh -c 'echo MOAT-STARTED; cat "$1"' sh "$SHMDECOY"
+	[ "$rc" -ne 0 ] && grep -q MOAT-STARTED "$T/.out" && ! grep -q SHM-DECOY "$T/.out" "$T/.err" &&
+		ok "hidden: an object in the host's /dev/shm" ||
+		{ not_ok "hidden: an object in the host's /dev/shm" && _show "cat $SHMDECOY"; }
+	run "$MOAT" run -- ls -a /dev/shm
+	[ "$rc" -eq 0 ] && ! grep -qF "$(basename "$SHMDECOY")" "$T/.out" &&
+		ok "hidden: the host's /dev/shm listing" ||
+		{ not_ok "hidden: the host's /dev/shm listing" && _show "ls -a /dev/shm"; }
 	control "write /dev/shm" '' sh -c 'echo x >"$1" && rm "$1"' sh "$SHMWRITTEN"
-	denied "write /dev/shm" PWNED sh -c 'echo PWNED >"$1"' sh "$SHMWRITTEN"
-	if [ ! -e "$SHMWRITTEN" ]; then ok "nothing was written to /dev/shm"; else not_ok "nothing was written to /dev/shm"; fi
+	run "$MOAT" run -- sh -c 'echo PWNED >"$1" && cat "$1"' sh "$SHMWRITTEN"
+	expect_out "a session writes its own /dev/shm" '^PWNED$'
+	if [ ! -e "$SHMWRITTEN" ]; then ok "nothing was written to the host's /dev/shm"; else not_ok "nothing was written to the host's /dev/shm"; fi
 else
 	skip "/dev/shm is missing or not writable here"
 fi

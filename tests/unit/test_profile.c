@@ -109,9 +109,25 @@ static void test_landlock_mapping(void)
 	CHECK(landlock_fs_rights_for_abi(5) & LL_FS_IOCTL_DEV, "ABI 5 handles device ioctls");
 }
 
+static void test_private_ipc(void)
+{
+	struct profile p;
+	struct error err;
+	struct profile_input in = {.root = "/home/u/proj", .home = "/home/u"};
+	CHECK(profile_build(&in, &p, &err) == 0 && !p.private_ipc, "a built profile asks for no namespaces");
+	profile_add_private_ipc(&p);
+	const struct rule *r = find(&p, "/dev/shm");
+	CHECK(p.private_ipc && r && r->access == ACCESS_RW && r->origin == ORIGIN_PRIVATE,
+	      "a session's /dev/shm is read/write, marked private for the backend");
+	CHECK(!profile_allows_write(&p, "/dev/shm/home"), "the private /dev/shm is no place for a lasting HOME");
+	CHECK_STR(origin_name(ORIGIN_PRIVATE), "private", "moat profile names it private");
+	profile_free(&p);
+}
+
 int main(void)
 {
 	test_defaults();
+	test_private_ipc();
 	test_refused_roots();
 	test_grants();
 	test_landlock_mapping();

@@ -83,6 +83,9 @@ if what == "bind":
     print(open("mnt/id_rsa").read().strip())
 elif what == "tmpfs":
     check(libc.mount(b"none", b"mnt", b"tmpfs", 0, None), "mount tmpfs"); print("MOUNTED")
+elif what == "umount":  # uncover the host's /dev/shm under the session's own
+    # (refused as a locked mount, EINVAL, before Landlock's EPERM is asked)
+    check(libc.umount2(b"/dev/shm", 2), "umount"); print(os.listdir("/dev/shm"))  # MNT_DETACH
 elif what == "pivot":
     check(libc.syscall(155 if os.uname().machine == "x86_64" else 41, b".", b"mnt"), "pivot_root")
 elif what == "chroot":
@@ -96,10 +99,15 @@ mkdir -p "$PROJ/mnt"
 if (cd "$PROJ" && /usr/bin/python3 ns.py tmpfs >/dev/null 2>&1); then
 	run /usr/bin/python3 ns.py bind
 	expect_out "control: unshare + mount --bind of ~/.ssh shows the key unconfined" DECOY-SSH-KEY
-	for attempt in bind tmpfs pivot; do
+	shm_decoy=
+	if [ -w /dev/shm ]; then
+		shm_decoy=$(mktemp /dev/shm/moat-umount.XXXXXX)
+		eval "$(trap -p EXIT | sed "s|^trap -- '|trap -- 'rm -f $shm_decoy; |")"
+	fi
+	for attempt in bind tmpfs pivot umount; do
 		run "$MOAT" run -- /usr/bin/python3 ns.py "$attempt"
-		grep -qE '^(mount --bind|mount tmpfs|pivot_root): Operation not permitted$' "$T/.out" &&
-			! grep -q DECOY-SSH-KEY "$T/.out" && ok "refused by Landlock: $attempt in a new user+mount namespace" ||
+		grep -qE '^((mount --bind|mount tmpfs|pivot_root|umount): Operation not permitted|umount: Invalid argument)$' "$T/.out" &&
+			! grep -q DECOY-SSH-KEY "$T/.out" && { [ -z "$shm_decoy" ] || ! grep -q "${shm_decoy##*/}" "$T/.out"; } && ok "refused by Landlock: $attempt in a new user+mount namespace" ||
 			{ not_ok "refused by Landlock: $attempt in a new user+mount namespace" && _show "$attempt"; }
 	done
 	for attempt in chroot open_tree; do

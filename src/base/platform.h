@@ -15,4 +15,10 @@ void platform_close_from(int lowfd);
  * Returns an fd (O_CLOEXEC, O_NONBLOCK) or -1 with errno. */
 int platform_open_beneath(const char *dir, const char *rel);
 
+/* Open dir/rel as a path-only descriptor for a sandbox rule, refusing a
+ * symlink anywhere below dir (ELOOP) and any way out of it: below a place
+ * sandboxed code can write, a component checked a moment ago may have been
+ * swapped for a link since. Returns an fd or -1 with errno. */
+int platform_open_path_no_symlinks(const char *dir, const char *rel);
+
 #endif

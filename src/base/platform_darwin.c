@@ -46,3 +46,17 @@ void platform_close_from(int lowfd)
 	for (int fd = lowfd; fd < max; fd++)
 		close(fd);
 }
+
+int platform_open_path_no_symlinks(const char *dir, const char *rel)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	/* O_NOFOLLOW_ANY (macOS 11) refuses a symlink in any component. */
+	int fd = strstr(rel, "..") ? (errno = EXDEV, -1)
+				   : openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW_ANY);
+	int saved = errno;
+	close(dfd);
+	errno = saved;
+	return fd;
+}

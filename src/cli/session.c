@@ -33,8 +33,11 @@ static int add_shells(struct session *s, const char *const *names, size_t n,
 		cleanup_free char *dir = NULL;
 		cleanup_free char *abs = strchr(names[i], '/') ? fs_absolute(names[i], err) : NULL;
 		const char *root = s->ctx.root;
-		if ((abs && context_refuse_planted_link(abs, &root, 1, "the shell", err) < 0) ||
-		    shell_find(names[i], &dir, err) < 0) {
+		/* Looked at before shell_find reads files through the path, and
+		 * again with what it resolved to, in case a link came since. */
+		if ((abs && context_refuse_planted_link(abs, NULL, &root, 1, "the shell", err) < 0) ||
+		    shell_find(names[i], &dir, err) < 0 ||
+		    (abs && context_refuse_planted_link(abs, dir, &root, 1, "the shell", err) < 0)) {
 			sb_release(&path);
 			return -1;
 		}

@@ -34,30 +34,55 @@ int context_exec_error(struct error *err, const char *exe, const char *name, con
 	return e == ENOENT ? 127 : 126;
 }
 
-int context_refuse_planted_link(const char *path, const char *const *writable, size_t n,
-				const char *what, struct error *err)
+/* The first symlink among the components of path below area, or NULL. */
+static char *symlink_below(const char *path, const char *area)
+{
+	char *prefix = xstrdup(path);
+	for (char *p = prefix + strlen(area) + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+		*p = '\0';
+		struct stat st;
+		if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode))
+			return prefix;
+		*p = saved;
+		if (!saved)
+			break;
+	}
+	free(prefix);
+	return NULL;
+}
+
+/* Did resolving path to canon follow a symlink below area? Then canon is
+ * not area's own canonical form with path's remainder appended. Comparing
+ * the one realpath result, rather than checking each component first and
+ * resolving after, leaves no gap for a link to be swapped in between. */
+static bool resolved_through_link(const char *path, const char *canon, const char *area)
+{
+	cleanup_free char *area_canon = realpath(area, NULL);
+	if (!area_canon)
+		return true;
+	cleanup_free char *expected = xasprintf("%s%s", strcmp(area_canon, "/") == 0 ? "" : area_canon,
+						path + strlen(area));
+	return strcmp(canon, expected) != 0;
+}
+
+int context_refuse_planted_link(const char *path, const char *canon, const char *const *writable,
+				size_t n, const char *what, struct error *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!path_is_under(path, writable[i]) || strcmp(path, writable[i]) == 0)
 			continue;
-		/* Each component below the writable area, down to path itself. */
-		cleanup_free char *prefix = xstrdup(path);
-		for (char *p = prefix + strlen(writable[i]) + 1;; p++) {
-			if (*p != '/' && *p != '\0')
-				continue;
-			char saved = *p;
-			*p = '\0';
-			struct stat st;
-			if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode)) {
-				error_set(err, "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
-					       "code can write", what, path, prefix, writable[i]);
-				error_hint(err, "name the real directory, or remove the link if you did not make it");
-				err->status = 125;
-				return -1;
-			}
-			*p = saved;
-			if (!saved)
-				break;
+		cleanup_free char *link = symlink_below(path, writable[i]);
+		if (!link && canon && resolved_through_link(path, canon, writable[i]))
+			link = xstrdup(path); /* a link that came and went while we looked */
+		if (link) {
+			error_set(err, "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
+				       "code can write", what, path, link, writable[i]);
+			error_hint(err, "name the real directory, or remove the link if you did not make it");
+			err->status = 125;
+			return -1;
 		}
 	}
 	return 0;

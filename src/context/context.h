@@ -64,9 +64,12 @@ int context_exec_error(struct error *err, const char *exe, const char *name, con
 /* Refuse path (absolute, normalized, as configured) when it passes through
  * a symlink inside one of the writable areas (the root, write grants):
  * sandboxed code could have planted it there to re-point the path, say at
- * ~/.ssh, for the next run. Symlinks above those areas are the user's own. */
-int context_refuse_planted_link(const char *path, const char *const *writable, size_t n,
-				const char *what, struct error *err);
+ * ~/.ssh, for the next run. Symlinks above those areas are the user's own.
+ * canon is path's realpath, the form that will be used (NULL if it does not
+ * exist): it must show no link resolved below an area either, since one can
+ * be swapped in after the components were looked at. */
+int context_refuse_planted_link(const char *path, const char *canon, const char *const *writable,
+				size_t n, const char *what, struct error *err);
 
 /* The real HOME: $HOME, which must be set and absolute. */
 const char *context_real_home(struct error *err);

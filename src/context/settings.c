@@ -86,11 +86,12 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			return -1;
 		}
 		cleanup_free char *norm = path_normalize(grants[i].path);
-		if (context_refuse_planted_link(norm, writable, n + 1, "to grant", err) < 0) {
+		char *canon = realpath(norm, NULL);
+		if (context_refuse_planted_link(norm, canon, writable, n + 1, "to grant", err) < 0) {
+			free(canon);
 			config_grants_free(grants, n);
 			return -1;
 		}
-		char *canon = realpath(grants[i].path, NULL);
 		if (!canon)
 			continue;
 		unsigned access = ACCESS_READ | (grants[i].write ? ACCESS_WRITE : 0) |

@@ -193,6 +193,39 @@ run "$MOAT" run ./.shell -- cat "$KEY"
 rm -f "$PROJ/.shell"
 rmdir "$HOME/bin"
 
+# The same swap raced: a process left from an earlier run (it has the
+# writable grant) flips the granted directory and a symlink to ~/.ssh with
+# RENAME_EXCHANGE while new runs start. A check of each component followed
+# by realpath leaked the key in about a third of the runs; none may.
+mkdir -p "$HOME/.cache/tool/bin"
+ln -sfn "$HOME/.ssh" "$HOME/.cache/tool/bin-link"
+"$MOAT" allow '*' "$HOME/.cache/tool" --write >/dev/null 2>&1
+"$MOAT" allow '*' "$HOME/.cache/tool/bin" --exec >/dev/null 2>&1
+cat >"$PROJ/swap.py" <<'EOF'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b, stop = sys.argv[1].encode(), sys.argv[2].encode(), sys.argv[3]
+while not os.path.exists(stop):
+    for _ in range(1000):
+        libc.renameat2(-100, a, -100, b, 2)  # RENAME_EXCHANGE
+EOF
+rm -f "$PROJ/stop-swapping"
+"$MOAT" run -- /usr/bin/python3 swap.py "$HOME/.cache/tool/bin" "$HOME/.cache/tool/bin-link" "$PROJ/stop-swapping" &
+swapper=$!
+leaks=0 started=0
+for i in $(seq 1 100); do
+	out=$("$MOAT" run -- sh -c 'echo STARTED; cat "$1"' sh "$KEY" 2>&1)
+	case $out in *DECOY-SSH-KEY*) leaks=$((leaks + 1)) ;; esac
+	case $out in *STARTED*) started=$((started + 1)) ;; esac
+done
+touch "$PROJ/stop-swapping" && wait "$swapper"
+[ "$leaks" -eq 0 ] && [ "$started" -gt 0 ] &&
+	ok "a grant swapped for a link while runs start never opens ~/.ssh ($started of 100 runs started)" ||
+	not_ok "a grant swapped for a link while runs start never opens ~/.ssh ($leaks of 100 runs read the key, $started started)"
+"$MOAT" unallow '*' "$HOME/.cache/tool/bin" >/dev/null 2>&1
+"$MOAT" unallow '*' "$HOME/.cache/tool" >/dev/null 2>&1
+rm -rf "$HOME/.cache/tool" "$PROJ/swap.py" "$PROJ/stop-swapping"
+
 # --- writes that are not opens ---------------------------------------------
 run "$MOAT" run -- truncate -s 0 "$HOME/.bashrc"
 if [ "$ABI" -ge 3 ]; then

@@ -1,6 +1,7 @@
 #include "cli/settings_edit.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/fs.h"
@@ -34,7 +35,10 @@ int settings_edit(const char *home, settings_edit_fn *fn, void *arg, struct erro
 	}
 	struct strbuf out = STRBUF_INIT;
 	int rc = fn(buf, len, path, home, arg, &out, err);
-	if (rc == 1 && fs_write_atomic(path, out.buf, out.len, 0600, err) < 0)
+	/* A config.zon that is a link into the user's dotfiles (stow, chezmoi)
+	 * stays one: the file it points at is replaced, not the link. */
+	cleanup_free char *target = realpath(path, NULL);
+	if (rc == 1 && fs_write_atomic(target ? target : path, out.buf, out.len, 0600, err) < 0)
 		rc = -1;
 	sb_release(&out);
 	return rc;

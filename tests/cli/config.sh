@@ -101,4 +101,13 @@ expect_status "a control character refused" 1 "$MOAT" allow git "$HOME/a$(printf
 expect_status "a bad binary name refused" 1 "$MOAT" allow a/b "$HOME/x"
 expect_status "allow with one argument is a usage error" 2 "$MOAT" allow git
 
+# A config.zon linked from a dotfiles repository stays a link when edited.
+mkdir -p "$HOME/dotfiles"
+mv "$CFG" "$HOME/dotfiles/moat.zon" && ln -s "$HOME/dotfiles/moat.zon" "$CFG"
+run "$MOAT" allow git "$HOME/.gitconfig"
+[ "$rc" -eq 0 ] && [ -L "$CFG" ] && grep -q '\.gitconfig' "$HOME/dotfiles/moat.zon" &&
+	ok "an edit through a symlinked config.zon keeps the link and changes its target" ||
+	{ not_ok "an edit through a symlinked config.zon keeps the link and changes its target" && _show allow; }
+rm -f "$CFG" && mv "$HOME/dotfiles/moat.zon" "$CFG"
+
 done_testing

@@ -31,7 +31,10 @@ static int add_shells(struct session *s, const char *const *names, size_t n,
 	struct strbuf path = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		cleanup_free char *dir = NULL;
-		cleanup_free char *abs = strchr(names[i], '/') ? fs_absolute(names[i], err) : NULL;
+		/* A local shell named by path (FLAKE#ATTR names a flake, built into
+		 * the nix store, which no sandbox writes). */
+		bool by_path = strchr(names[i], '/') && !strchr(names[i], '#');
+		cleanup_free char *abs = by_path ? fs_absolute(names[i], err) : NULL;
 		const char *root = s->ctx.root;
 		/* Looked at before shell_find reads files through the path, and
 		 * again with what it resolved to, in case a link came since. */

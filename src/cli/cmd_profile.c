@@ -35,7 +35,10 @@ static void print_rules(const struct session *s)
 		       "path); socketpair and pipes work\n");
 	else
 		printf("unix sockets: only those under the root and .sockets in config.zon\n");
-	if (p->private_ipc)
+	if (!p->private_ipc)
+		printf("ipc: shared with your processes, /dev/shm as the rules say (a rule lies in "
+		       "/dev/shm, which a private one would hide)\n");
+	else
 		printf("ipc: %s\n", sandbox_private_ipc_works()
 					    ? "private /dev/shm and System V IPC (own namespaces)"
 					    : "/dev/shm denied, System V IPC shared with your processes (no "

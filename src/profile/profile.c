@@ -173,6 +173,10 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 
 void profile_add_private_ipc(struct profile *p)
 {
+	/* A root or grant in /dev/shm would vanish under the new tmpfs. */
+	for (size_t i = 0; i < p->nrules; i++)
+		if (path_is_under(p->rules[i].path, "/dev/shm"))
+			return;
 	p->private_ipc = true;
 	profile_add_rule(p, "/dev/shm", ACCESS_RW, ORIGIN_PRIVATE, NULL);
 }

@@ -130,7 +130,8 @@ bool profile_allows_write(const struct profile *p, const char *path);
 const char *access_name(unsigned access);
 const char *origin_name(enum rule_origin origin);
 
-/* Ask for a private /dev/shm and System V IPC (Linux sessions). */
+/* Ask for a private /dev/shm and System V IPC (Linux sessions), unless a
+ * rule already lies in /dev/shm: the new tmpfs would hide it. */
 void profile_add_private_ipc(struct profile *p);
 
 /* The refusal message for a root that would contain HOME. */

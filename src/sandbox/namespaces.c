@@ -48,10 +48,11 @@ static bool can_map_ids(void)
 static bool enter_namespaces(void)
 {
 	/* With CAP_SYS_ADMIN (root) no user namespace is needed, and none is
-	 * made: root in one would lose its hold on files of unmapped owners. */
+	 * made, not even for a root without CAP_SYS_ADMIN: root in one would
+	 * lose its hold (CAP_DAC_OVERRIDE) on files of unmapped owners. */
 	if (unshare(CLONE_NEWNS | CLONE_NEWIPC) == 0)
 		return true;
-	if (errno != EPERM || !can_map_ids())
+	if (errno != EPERM || geteuid() == 0 || !can_map_ids())
 		return false;
 	uid_t uid = geteuid();
 	gid_t gid = getegid();

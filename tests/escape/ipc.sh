@@ -74,12 +74,34 @@ with mp.Pool(2) as pool: print("pool:", sum(pool.map(abs, [-1, -2, -3])))'
 		grep -q "^uid=$(id -u) owner=$(id -u)\$" "$T/.out" && grep -qi 'permission denied' "$T/.err" &&
 			ok "a session inside a session starts, with /dev/shm denied and ids intact" ||
 			{ not_ok "a session inside a session starts, with /dev/shm denied and ids intact" && _show "nested moat run"; }
+		# A root without CAP_SYS_ADMIN makes no user namespace, which would
+		# cost it CAP_DAC_OVERRIDE on files of other owners.
+		if is_root && command -v setpriv >/dev/null; then
+			mkdir -p "$PROJ/theirs" && chown 65534:65534 "$PROJ/theirs" && chmod 700 "$PROJ/theirs"
+			run setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$MOAT" run -- sh -c 'echo x >theirs/f && echo WROTE'
+			expect_out "root without CAP_SYS_ADMIN still writes files it does not own" '^WROTE$'
+			rm -rf "$PROJ/theirs"
+		fi
 	else
 		run "$MOAT" run -- /usr/bin/python3 -c 'import multiprocessing as mp; mp.Lock()'
 		grep -q PermissionError "$T/.err" &&
 			skip "known cost where no namespaces can be made: POSIX semaphores (/dev/shm) are denied, so Python multiprocessing fails (docs/security.md)" ||
 			not_ok "POSIX semaphores are denied where moat profile says ipc is not private"
 	fi
+fi
+
+# A project that lives in /dev/shm (a RAM disk for a fast build): a private
+# tmpfs would hide it, so the session keeps the host's IPC and says so.
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	shmproj=$(mktemp -d /dev/shm/moat-proj.XXXXXX)
+	eval "$(trap -p EXIT | sed "s|^trap -- '|trap -- 'rm -rf $shmproj; |")"
+	echo IN-SHM >"$shmproj/f"
+	run sh -c "cd '$shmproj' && '$MOAT' run -- sh -c 'cat f && echo x >g && echo WROTE'"
+	grep -q '^IN-SHM$' "$T/.out" && grep -q '^WROTE$' "$T/.out" && ok "a project in /dev/shm still works" ||
+		{ not_ok "a project in /dev/shm still works" && _show "run in /dev/shm"; }
+	run sh -c "cd '$shmproj' && '$MOAT' profile"
+	expect_out "and moat profile says its IPC is shared" '^ipc: shared'
+	rm -rf "$shmproj"
 fi
 
 done_testing

@@ -122,6 +122,13 @@ static void test_private_ipc(void)
 	CHECK(!profile_allows_write(&p, "/dev/shm/home"), "the private /dev/shm is no place for a lasting HOME");
 	CHECK_STR(origin_name(ORIGIN_PRIVATE), "private", "moat profile names it private");
 	profile_free(&p);
+
+	struct profile_input in_shm = {.root = "/dev/shm/proj", .home = "/home/u"};
+	CHECK(profile_build(&in_shm, &p, &err) == 0, "a root in /dev/shm is accepted");
+	profile_add_private_ipc(&p);
+	CHECK(!p.private_ipc && find(&p, "/dev/shm/proj")->origin == ORIGIN_ROOT,
+	      "no private /dev/shm over a root inside it, which it would hide");
+	profile_free(&p);
 }
 
 int main(void)

@@ -13,6 +13,10 @@
 #include "base/platform.h"
 #include "base/strbuf.h"
 #include "cli/cli.h"
+#include "cli/settings_edit.h"
+#include "config/config.h"
+#include "context/context.h"
+#include "context/settings.h"
 #include "shells/shells.h"
 
 struct wrap_args {
@@ -92,15 +96,68 @@ struct shell_dirs {
 	int shell, bin, share, moat;
 };
 
+/* The deepest existing ancestor of path (path itself if it exists),
+ * resolved refusing links planted where sandboxed code can write: the
+ * project (the current directory) and config.zon's write grants. */
+static char *resolve_existing(const char *path, char **existing, struct error *err)
+{
+	cleanup_free char *home = settings_home(err);
+	cleanup_free char *root = home ? fs_cwd(err) : NULL;
+	struct config cfg = {0};
+	if (!root || settings_load(home, NULL, &cfg, err) < 0)
+		return NULL;
+	struct context ctx = {.root = root, .home = home};
+	size_t nareas;
+	char **areas = context_writable_areas(&ctx, &cfg, &nareas);
+	config_free(&cfg);
+	char *canon = NULL;
+	*existing = xstrdup(path);
+	while (context_resolve_unplanted(*existing, (const char *const *)areas, nareas, "the shell",
+					 &canon, err) == 0 && !canon && strcmp(*existing, "/") != 0) {
+		char *up = path_dirname(*existing);
+		free(*existing);
+		*existing = up;
+	}
+	context_free_areas(areas, nareas);
+	return canon;
+}
+
+/* Open the shell directory, creating what is missing of it below its
+ * deepest existing ancestor one component at a time, never through a link. */
+static int open_shell_dir(const char *shell, struct error *err)
+{
+	cleanup_free char *existing = NULL;
+	cleanup_free char *canon = resolve_existing(shell, &existing, err);
+	if (!canon)
+		return -1;
+	int fd = open(canon, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_set(err, "cannot open '%s': %s", canon, strerror(errno));
+	cleanup_free char *made = xstrdup(existing);
+	for (const char *rest = shell + strlen(existing); fd >= 0 && *rest;) {
+		while (*rest == '/')
+			rest++;
+		size_t len = strcspn(rest, "/");
+		if (!len)
+			break;
+		cleanup_free char *name = xstrndup(rest, len);
+		int next = fs_subdir_at(fd, made, name, 0755, err);
+		close(fd);
+		fd = next;
+		char *longer = path_join(made, name);
+		free(made);
+		made = longer;
+		rest += len;
+	}
+	return fd;
+}
+
 static int open_shell_dirs(const char *shell, struct shell_dirs *d, struct error *err)
 {
 	d->path = shell;
 	d->moat_path = path_join(shell, "share/moat");
-	if (fs_mkdir_p(shell, 0755, err) < 0)
+	if ((d->shell = open_shell_dir(shell, err)) < 0)
 		return -1;
-	d->shell = open(shell, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->shell < 0)
-		return error_set(err, "cannot open '%s': %s", shell, strerror(errno));
 	cleanup_free char *share = path_join(shell, "share");
 	if ((d->bin = fs_subdir_at(d->shell, shell, "bin", 0755, err)) < 0 ||
 	    (d->share = fs_subdir_at(d->shell, shell, "share", 0755, err)) < 0 ||

@@ -25,22 +25,31 @@ static char *find_wrapper(void)
 	return realpath(wrapper, NULL);
 }
 
+/* shell_find, but a local shell named by path is first resolved refusing a
+ * link planted where sandboxed code can write, and shell_find gets the
+ * checked path. (FLAKE#ATTR names a flake, built into the nix store.) */
+static int find_shell(const struct session *s, const char *name, char **dir, struct error *err)
+{
+	if (!strchr(name, '/') || strchr(name, '#'))
+		return shell_find(name, dir, err);
+	cleanup_free char *abs = fs_absolute(name, err);
+	if (!abs)
+		return -1;
+	size_t nareas;
+	char **areas = context_writable_areas(&s->ctx, &s->cfg, &nareas);
+	cleanup_free char *canon = NULL;
+	int rc = context_resolve_unplanted(abs, (const char *const *)areas, nareas, "the shell", &canon, err);
+	context_free_areas(areas, nareas);
+	return rc < 0 ? -1 : shell_find(canon ? canon : name, dir, err);
+}
+
 static int add_shells(struct session *s, const char *const *names, size_t n,
 		      const struct global_opts *g, struct error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		cleanup_free char *dir = NULL;
-		/* A local shell named by path (FLAKE#ATTR names a flake, built into
-		 * the nix store, which no sandbox writes). */
-		bool by_path = strchr(names[i], '/') && !strchr(names[i], '#');
-		cleanup_free char *abs = by_path ? fs_absolute(names[i], err) : NULL;
-		const char *root = s->ctx.root;
-		/* Looked at before shell_find reads files through the path, and
-		 * again with what it resolved to, in case a link came since. */
-		if ((abs && context_refuse_planted_link(abs, NULL, &root, 1, "the shell", err) < 0) ||
-		    shell_find(names[i], &dir, err) < 0 ||
-		    (abs && context_refuse_planted_link(abs, dir, &root, 1, "the shell", err) < 0)) {
+		if (find_shell(s, names[i], &dir, err) < 0) {
 			sb_release(&path);
 			return -1;
 		}

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -34,57 +35,79 @@ int context_exec_error(struct error *err, const char *exe, const char *name, con
 	return e == ENOENT ? 127 : 126;
 }
 
-/* The first symlink among the components of path below area, or NULL. */
-static char *symlink_below(const char *path, const char *area)
+/* The writable area strictly containing path, or NULL. */
+static const char *area_around(const char *path, const char *const *areas, size_t n)
 {
-	char *prefix = xstrdup(path);
-	for (char *p = prefix + strlen(area) + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-		*p = '\0';
-		struct stat st;
-		if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode))
-			return prefix;
-		*p = saved;
-		if (!saved)
-			break;
-	}
-	free(prefix);
+	for (size_t i = 0; i < n; i++)
+		if (path_is_under(path, areas[i]) && strcmp(path, areas[i]) != 0)
+			return areas[i];
 	return NULL;
 }
 
-/* Did resolving path to canon follow a symlink below area? Then canon is
- * not area's own canonical form with path's remainder appended. Comparing
- * the one realpath result, rather than checking each component first and
- * resolving after, leaves no gap for a link to be swapped in between. */
-static bool resolved_through_link(const char *path, const char *canon, const char *area)
+/* Take the first component off *rest into a new string; NULL at the end. */
+static char *next_component(const char **rest)
 {
-	cleanup_free char *area_canon = realpath(area, NULL);
-	if (!area_canon)
-		return true;
-	cleanup_free char *expected = xasprintf("%s%s", strcmp(area_canon, "/") == 0 ? "" : area_canon,
-						path + strlen(area));
-	return strcmp(canon, expected) != 0;
+	while (**rest == '/')
+		(*rest)++;
+	size_t len = strcspn(*rest, "/");
+	if (!len)
+		return NULL;
+	char *c = xstrndup(*rest, len);
+	*rest += len;
+	return c;
 }
 
-int context_refuse_planted_link(const char *path, const char *canon, const char *const *writable,
-				size_t n, const char *what, struct error *err)
+int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
+			      char **canon, struct error *err)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (!path_is_under(path, writable[i]) || strcmp(path, writable[i]) == 0)
+	*canon = NULL;
+	char *resolved = xstrdup("/");
+	char *todo = xstrdup(path);
+	const char *rest = todo;
+	int hops = 0;
+	for (char *c; (c = next_component(&rest)); free(c)) {
+		if (strcmp(c, ".") == 0)
 			continue;
-		cleanup_free char *link = symlink_below(path, writable[i]);
-		if (!link && canon && resolved_through_link(path, canon, writable[i]))
-			link = xstrdup(path); /* a link that came and went while we looked */
-		if (link) {
+		char *cand = strcmp(c, "..") == 0 ? path_dirname(resolved) : path_join(resolved, c);
+		struct stat st;
+		if (lstat(cand, &st) < 0 || (S_ISLNK(st.st_mode) && ++hops > 40)) {
+			/* not there, or a loop of links: no rule, as for realpath */
+			free(cand), free(c), free(todo), free(resolved);
+			return 0;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			free(resolved);
+			resolved = cand;
+			continue;
+		}
+		const char *area = area_around(cand, areas, n);
+		if (area) {
 			error_set(err, "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
-				       "code can write", what, path, link, writable[i]);
+				       "code can write", what, path, cand, area);
 			error_hint(err, "name the real directory, or remove the link if you did not make it");
 			err->status = 125;
+			free(cand), free(c), free(todo), free(resolved);
 			return -1;
 		}
+		/* The user's own link: go on from its target, which is checked
+		 * the same way (it may lead into a writable area). */
+		char target[PATH_MAX];
+		ssize_t len = readlink(cand, target, sizeof(target) - 1);
+		free(cand);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		char *next = xasprintf("%s/%s", target, rest);
+		free(todo);
+		todo = next;
+		rest = todo;
+		if (target[0] == '/') {
+			free(resolved);
+			resolved = xstrdup("/");
+		}
 	}
+	free(todo);
+	*canon = resolved;
 	return 0;
 }
 

@@ -61,15 +61,19 @@ char *context_canonical_prefix(const char *path, struct error *err);
 int context_exec_error(struct error *err, const char *exe, const char *name, const char *root,
 		       const char *home, int e);
 
-/* Refuse path (absolute, normalized, as configured) when it passes through
- * a symlink inside one of the writable areas (the root, write grants):
- * sandboxed code could have planted it there to re-point the path, say at
- * ~/.ssh, for the next run. Symlinks above those areas are the user's own.
- * canon is path's realpath, the form that will be used (NULL if it does not
- * exist): it must show no link resolved below an area either, since one can
- * be swapped in after the components were looked at. */
-int context_refuse_planted_link(const char *path, const char *canon, const char *const *writable,
-				size_t n, const char *what, struct error *err);
+/* Resolve path (absolute) to the canonical form the sandbox will use, as
+ * realpath would, but refuse a symlink that lies inside one of the writable
+ * areas (canonical: the root, write grants): sandboxed code could have
+ * planted it there to re-point the path, say at ~/.ssh, for the next run.
+ * Symlinks elsewhere are the user's own and are followed, their targets
+ * checked the same way. Each link is judged where it really is, so no
+ * spelling of path or of an area (a linked HOME, "//", a trailing "/")
+ * hides one, and *canon is built from what was checked, with no second
+ * resolution for a link to be swapped into (the Landlock backend opens it
+ * refusing symlinks below an area). *canon is NULL when path does not exist.
+ * Returns 0, or -1 with err (status 125). */
+int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
+			      char **canon, struct error *err);
 
 /* The real HOME: $HOME, which must be set and absolute. */
 const char *context_real_home(struct error *err);

@@ -36,17 +36,29 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 	return config_load(path, cfg, NULL, NULL, err);
 }
 
-/* Where sandboxed code can write: the root and every write grant, as
- * configured (normalized). The strings borrow from c and grants; the array
- * has room for n + 1 and unused slots point at the root. */
-static const char **settings_writable_areas(const struct context *c,
-					    const struct config_grant *grants, size_t n)
+char **context_writable_areas(const struct context *c, const struct config *cfg, size_t *n)
 {
-	const char **areas = xcalloc(n + 1, sizeof(char *));
-	areas[0] = c->root;
-	for (size_t i = 0; i < n; i++)
-		areas[i + 1] = grants[i].write && grants[i].path[0] == '/' ? grants[i].path : c->root;
+	char **areas = xcalloc(1, sizeof(char *));
+	*n = 0;
+	areas[(*n)++] = xstrdup(c->root);
+	for (size_t i = 0; i < cfg->nallow; i++) {
+		for (size_t j = 0; cfg->allow[i].write && j < cfg->allow[i].npaths; j++) {
+			cleanup_free char *path = path_expand_tilde(cfg->allow[i].paths[j], c->home);
+			char *canon = path[0] == '/' ? realpath(path, NULL) : NULL;
+			if (!canon)
+				continue;
+			areas = xrealloc_array(areas, *n + 1, sizeof(char *));
+			areas[(*n)++] = canon;
+		}
+	}
 	return areas;
+}
+
+void context_free_areas(char **areas, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(areas[i]);
+	free(areas);
 }
 
 int context_add_config_sockets(struct context *c, const struct config *cfg, struct error *err)
@@ -73,32 +85,31 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 {
 	struct config_grant *grants;
 	size_t n = config_grants(cfg, bin, c->root, c->home, &grants);
-	cleanup_free const char **writable = settings_writable_areas(c, grants, n);
-	for (size_t i = 0; i < n; i++) {
+	size_t nareas;
+	char **areas = context_writable_areas(c, cfg, &nareas);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *why = path_refusal(grants[i].path);
+		char *canon = NULL;
 		if (why) {
 			cleanup_free char *file = settings_path(c->home);
 			error_set(err, "%s:%d:%d: refusing to grant '%s' to %s: %s", file, grants[i].rule->line,
 				  grants[i].rule->col, grants[i].path, grants[i].bin, why);
 			error_hint(err, "fix the path in config.zon; 'moat check' lists every problem");
 			err->status = 125;
-			config_grants_free(grants, n);
-			return -1;
+			rc = -1;
+		} else {
+			rc = context_resolve_unplanted(grants[i].path, (const char *const *)areas, nareas,
+						       "to grant", &canon, err);
 		}
-		cleanup_free char *norm = path_normalize(grants[i].path);
-		char *canon = realpath(norm, NULL);
-		if (context_refuse_planted_link(norm, canon, writable, n + 1, "to grant", err) < 0) {
+		if (canon) {
+			unsigned access = ACCESS_READ | (grants[i].write ? ACCESS_WRITE : 0) |
+					  (grants[i].exec ? ACCESS_EXEC : 0);
+			context_add_grant(c, grants[i].bin, canon, access);
 			free(canon);
-			config_grants_free(grants, n);
-			return -1;
 		}
-		if (!canon)
-			continue;
-		unsigned access = ACCESS_READ | (grants[i].write ? ACCESS_WRITE : 0) |
-				  (grants[i].exec ? ACCESS_EXEC : 0);
-		context_add_grant(c, grants[i].bin, canon, access);
-		free(canon);
 	}
+	context_free_areas(areas, nareas);
 	config_grants_free(grants, n);
-	return 0;
+	return rc;
 }

@@ -172,5 +172,16 @@ for dir in share/moat bin; do
 	rm -f "$SH/$dir" && "$MOAT" wrap "$SH" /bin/cat /usr/bin/env >/dev/null 2>&1
 done
 restore
+# ... and the same for the shell directory itself.
+run "$MOAT" run -- sh -c "mv '$SH' '$SH.real' && ln -s '$HOME' '$SH'"
+run "$MOAT" wrap "$SH" /bin/cat
+[ "$rc" -ne 0 ] && [ ! -e "$HOME/bin/cat" ] && [ ! -e "$HOME/share/moat" ] && grep -q "is a symlink inside" "$T/.err" &&
+	ok "moat wrap refuses a shell directory that is a planted link" ||
+	{ not_ok "moat wrap refuses a shell directory that is a planted link" && _show wrap; }
+rm -f "$SH" && mv "$SH.real" "$SH"
+run "$MOAT" wrap "$PROJ/new/shell" /bin/cat
+[ "$rc" -eq 0 ] && [ -L "$PROJ/new/shell/bin/cat" ] && ok "moat wrap still makes a new shell, parents and all" ||
+	{ not_ok "moat wrap still makes a new shell, parents and all" && _show wrap; }
+rm -rf "$PROJ/new"
 
 done_testing

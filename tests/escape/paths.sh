@@ -226,6 +226,53 @@ touch "$PROJ/stop-swapping" && wait "$swapper"
 "$MOAT" unallow '*' "$HOME/.cache/tool" >/dev/null 2>&1
 rm -rf "$HOME/.cache/tool" "$PROJ/swap.py" "$PROJ/stop-swapping"
 
+# No spelling hides a planted link: a write grant written with "//" or a
+# trailing "/", a HOME that is the user's own link (so the root's canonical
+# form differs from ~/proj), a shell below a write grant rather than the root.
+CFG=$XDG_CONFIG_HOME/moat/config.zon
+mkdir -p "$(dirname "$CFG")" "$HOME/.cache/tool/bin"
+for spelling in "~/.cache//tool" "~/.cache/tool/"; do
+	printf '.{ .allow = .{ .{ .bin = "*", .paths = .{ "%s" }, .write = true }, .{ .bin = "*", .paths = .{ "~/.cache/tool/bin" }, .exec = true } } }\n' "$spelling" >"$CFG"
+	run "$MOAT" run -- ls "$HOME/.cache/tool/bin"
+	[ "$rc" -eq 0 ] && ok "a write grant spelled '$spelling' and a grant below it work" ||
+		{ not_ok "a write grant spelled '$spelling' and a grant below it work" && _show ls; }
+	run "$MOAT" run -- sh -c 'mv "$1/bin" "$1/bin.real" && ln -s "$HOME/.ssh" "$1/bin"' sh "$HOME/.cache/tool"
+	run "$MOAT" run -- cat "$KEY"
+	[ "$rc" -ne 0 ] && ! grep -q DECOY-SSH-KEY "$T/.out" && grep -q "is a symlink inside" "$T/.err" &&
+		ok "a write grant spelled '$spelling' still refuses a link planted below it" ||
+		{ not_ok "a write grant spelled '$spelling' still refuses a link planted below it" && _show cat; }
+	rm -f "$HOME/.cache/tool/bin" && mv "$HOME/.cache/tool/bin.real" "$HOME/.cache/tool/bin"
+done
+
+# A shell below a write grant, re-pointed at the sibling project.
+printf '.{ .allow = .{ .{ .bin = "*", .paths = .{ "~/.cache/tool" }, .write = true } } }\n' >"$CFG"
+mkdir -p "$SIBLING/bin"
+run "$MOAT" run -- ln -s "$SIBLING" "$HOME/.cache/tool/sh"
+run "$MOAT" run "$HOME/.cache/tool/sh" -- cat "$SIBLING/secret"
+! grep -q SIBLING-SECRET "$T/.out" && grep -q "is a symlink inside '$HOME/.cache/tool'" "$T/.err" &&
+	ok "a shell below a write grant cannot be re-pointed at another project" ||
+	{ not_ok "a shell below a write grant cannot be re-pointed at another project" && _show "run sh"; }
+rm -f "$CFG" "$HOME/.cache/tool/sh"
+rmdir "$SIBLING/bin"
+
+# HOME as the user's own link: ~/proj is not the root's canonical spelling.
+mkdir -p "$T/real-home/proj/data" "$T/real-home/other"
+ln -s "$T/real-home" "$T/linked-home"
+echo OTHER-SECRET >"$T/real-home/other/.env"
+(
+	export HOME=$T/linked-home
+	cd "$HOME/proj" || exit 1
+	"$MOAT" allow '*' "$HOME/proj/data" >/dev/null 2>&1
+	"$MOAT" run -- sh -c 'ln -s "$HOME/other" .shell && rmdir data && ln -s "$HOME/other" data' >/dev/null 2>&1
+	"$MOAT" run "$HOME/proj/.shell" -- cat "$HOME/other/.env"
+	"$MOAT" run -- cat "$HOME/other/.env"
+	"$MOAT" unallow '*' "$HOME/proj/data" >/dev/null 2>&1
+) >"$T/.out" 2>"$T/.err"
+! grep -q OTHER-SECRET "$T/.out" && [ "$(grep -c 'is a symlink inside' "$T/.err")" -eq 2 ] &&
+	ok "with a linked HOME, a shell and a grant given as ~/proj/... still refuse planted links" ||
+	{ not_ok "with a linked HOME, a shell and a grant given as ~/proj/... still refuse planted links" && _show "linked HOME"; }
+rm -rf "$T/real-home" "$T/linked-home"
+
 # --- writes that are not opens ---------------------------------------------
 run "$MOAT" run -- truncate -s 0 "$HOME/.bashrc"
 if [ "$ABI" -ge 3 ]; then

@@ -22,7 +22,8 @@ struct moat_open_how {
 
 static int openat2_in(const char *dir, const char *rel, uint64_t flags, uint64_t resolve)
 {
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* O_PATH: a sandboxed caller may not read dir (say "/"), only below it. */
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
 	struct moat_open_how how = {.flags = flags, .resolve = resolve};

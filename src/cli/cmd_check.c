@@ -108,7 +108,7 @@ static void check_shell(struct checker *c, int line, int col, const char *name)
 {
 	cleanup_free char *dir = NULL;
 	struct error err = {0};
-	if (shell_find(name, &dir, &err) < 0)
+	if (shell_find(name, NULL, NULL, &dir, &err) < 0)
 		finding(c, line, col, "shell '%s' cannot be resolved: %s", name, err.msg);
 	else
 		cli_verbose(c->g, "shell %s: %s", name, dir);

@@ -42,8 +42,8 @@ static void print_rules(const struct session *s)
 		printf("ipc: %s\n", sandbox_private_ipc_works()
 					    ? "private /dev/shm and System V IPC (own namespaces)"
 					    : "/dev/shm denied, System V IPC shared with your processes (no "
-					      "namespaces here: user namespaces are off, or this is a sandbox "
-					      "already)");
+					      "namespaces here: user namespaces are off, root lacks "
+					      "CAP_SYS_ADMIN, or this is a sandbox already)");
 	printf("kernel: Landlock ABI %d\n", s->support.abi);
 	printf("not enforced: %s\n", s->support.not_enforced[0] ? s->support.not_enforced : "nothing");
 }

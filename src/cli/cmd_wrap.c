@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "context/context.h"
 #include "context/settings.h"
+#include "profile/profile.h"
 #include "shells/shells.h"
 
 struct wrap_args {
@@ -102,11 +103,20 @@ struct shell_dirs {
 static char *resolve_existing(const char *path, char **existing, struct error *err)
 {
 	cleanup_free char *home = settings_home(err);
-	cleanup_free char *root = home ? fs_cwd(err) : NULL;
+	cleanup_free char *cwd = home ? fs_cwd(err) : NULL;
 	struct config cfg = {0};
-	if (!root || settings_load(home, NULL, &cfg, err) < 0)
+	if (!cwd)
 		return NULL;
-	struct context ctx = {.root = root, .home = home};
+	if (settings_load(home, NULL, &cfg, err) < 0) {
+		error_hint(err, "moat wrap reads config.zon for its write grants; 'moat check' lists "
+				"every problem");
+		return NULL;
+	}
+	/* The current directory is a project only if it could be a sandbox
+	 * root: HOME and its ancestors never are. */
+	struct error ignored;
+	struct context ctx = {.root = profile_refuse_root(cwd, home, &ignored) == 0 ? cwd : NULL,
+			      .home = home};
 	size_t nareas;
 	char **areas = context_writable_areas(&ctx, &cfg, &nareas);
 	config_free(&cfg);
@@ -130,9 +140,11 @@ static int open_shell_dir(const char *shell, struct error *err)
 	cleanup_free char *canon = resolve_existing(shell, &existing, err);
 	if (!canon)
 		return -1;
-	int fd = open(canon, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* canon holds no link: refuse one swapped in since it was checked. */
+	int fd = platform_open_path_no_symlinks("/", canon + 1);
 	if (fd < 0)
-		return error_set(err, "cannot open '%s': %s", canon, strerror(errno));
+		return error_set(err, "cannot open '%s': %s", canon,
+				 errno == ELOOP ? "it changed into a symlink while moat looked" : strerror(errno));
 	cleanup_free char *made = xstrdup(existing);
 	for (const char *rest = shell + strlen(existing); fd >= 0 && *rest;) {
 		while (*rest == '/')
@@ -283,6 +295,11 @@ static char *shell_dir_for(const char *name, struct error *err)
 	char *colon = strchr(search, ':');
 	if (colon)
 		*colon = '\0';
+	if (search[0] != '/') {
+		error_set(err, "cannot make shell '%s' in '%s': not an absolute path", name, search);
+		error_hint(err, "MOAT_SHELLS_PATH lists absolute directories (moat run skips others)");
+		return NULL;
+	}
 	return path_join(search, name);
 }
 

@@ -25,22 +25,16 @@ static char *find_wrapper(void)
 	return realpath(wrapper, NULL);
 }
 
-/* shell_find, but a local shell named by path is first resolved refusing a
- * link planted where sandboxed code can write, and shell_find gets the
- * checked path. (FLAKE#ATTR names a flake, built into the nix store.) */
-static int find_shell(const struct session *s, const char *name, char **dir, struct error *err)
+/* shell_find's resolver for a session: refuse a link planted where
+ * sandboxed code can write (the root, write grants). */
+static int resolve_unplanted(const char *path, char **canon, void *arg, struct error *err)
 {
-	if (!strchr(name, '/') || strchr(name, '#'))
-		return shell_find(name, dir, err);
-	cleanup_free char *abs = fs_absolute(name, err);
-	if (!abs)
-		return -1;
+	const struct session *s = arg;
 	size_t nareas;
 	char **areas = context_writable_areas(&s->ctx, &s->cfg, &nareas);
-	cleanup_free char *canon = NULL;
-	int rc = context_resolve_unplanted(abs, (const char *const *)areas, nareas, "the shell", &canon, err);
+	int rc = context_resolve_unplanted(path, (const char *const *)areas, nareas, "the shell", canon, err);
 	context_free_areas(areas, nareas);
-	return rc < 0 ? -1 : shell_find(canon ? canon : name, dir, err);
+	return rc;
 }
 
 static int add_shells(struct session *s, const char *const *names, size_t n,
@@ -49,7 +43,7 @@ static int add_shells(struct session *s, const char *const *names, size_t n,
 	struct strbuf path = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		cleanup_free char *dir = NULL;
-		if (find_shell(s, names[i], &dir, err) < 0) {
+		if (shell_find(names[i], resolve_unplanted, s, &dir, err) < 0) {
 			sb_release(&path);
 			return -1;
 		}

@@ -70,9 +70,12 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 			continue;
 		char *cand = strcmp(c, "..") == 0 ? path_dirname(resolved) : path_join(resolved, c);
 		struct stat st;
-		if (lstat(cand, &st) < 0 || (S_ISLNK(st.st_mode) && ++hops > 40)) {
+		bool there = lstat(cand, &st) == 0;
+		if (!there || (S_ISLNK(st.st_mode) && ++hops > 40)) {
 			/* not there, or a loop of links: no rule, as for realpath */
+			int e = there ? ELOOP : errno;
 			free(cand), free(c), free(todo), free(resolved);
+			errno = e;
 			return 0;
 		}
 		if (!S_ISLNK(st.st_mode)) {

@@ -70,7 +70,8 @@ int context_exec_error(struct error *err, const char *exe, const char *name, con
  * spelling of path or of an area (a linked HOME, "//", a trailing "/")
  * hides one, and *canon is built from what was checked, with no second
  * resolution for a link to be swapped into (the Landlock backend opens it
- * refusing symlinks below an area). *canon is NULL when path does not exist.
+ * refusing symlinks below an area). *canon is NULL when path does not exist
+ * (errno says why, as realpath's would).
  * Returns 0, or -1 with err (status 125). */
 int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
 			      char **canon, struct error *err);

@@ -40,7 +40,8 @@ char **context_writable_areas(const struct context *c, const struct config *cfg,
 {
 	char **areas = xcalloc(1, sizeof(char *));
 	*n = 0;
-	areas[(*n)++] = xstrdup(c->root);
+	if (c->root)
+		areas[(*n)++] = xstrdup(c->root);
 	for (size_t i = 0; i < cfg->nallow; i++) {
 		for (size_t j = 0; cfg->allow[i].write && j < cfg->allow[i].npaths; j++) {
 			cleanup_free char *path = path_expand_tilde(cfg->allow[i].paths[j], c->home);

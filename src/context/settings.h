@@ -24,9 +24,9 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
 			      struct error *err);
 
-/* Where sandboxed code can write, canonical: the root and every write grant
- * in config.zon (of any binary, at any root: a process left from another
- * run may hold it). Free with context_free_areas. */
+/* Where sandboxed code can write, canonical: the root (if c has one) and
+ * every write grant in config.zon (of any binary, at any root: a process
+ * left from another run may hold it). Free with context_free_areas. */
 char **context_writable_areas(const struct context *c, const struct config *cfg, size_t *n);
 void context_free_areas(char **areas, size_t n);
 

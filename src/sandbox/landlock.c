@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "base/path.h"
 #include "base/platform.h"
 #include "base/strbuf.h"
 #include "sandbox/caps.h"
@@ -94,39 +93,25 @@ int sandbox_probe(struct sandbox_support *s, struct error *err)
 	return 0;
 }
 
-/* The outermost writable rule strictly above path, or NULL. */
-static const char *writable_area_above(const struct profile *p, const char *path)
+/* Every rule but the fixed system ones holds a canonical path: the root,
+ * grants and shells as the context resolved them, refusing links planted
+ * where sandboxed code can write. A canonical path has no symlink in it,
+ * unless one was swapped in since, say by a process left from an earlier
+ * run. So it is opened refusing every symlink: the rule is on what was
+ * checked, or there is no rule (ELOOP, below). The fixed paths are root's
+ * and followed: /bin is a link to /usr/bin on a merged-/usr system. */
+static int open_rule_path(const struct rule *r)
 {
-	const char *area = NULL;
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct rule *r = &p->rules[i];
-		if ((r->access & ACCESS_WRITE) && strcmp(r->path, path) != 0 && path_is_under(path, r->path) &&
-		    (!area || strlen(r->path) < strlen(area)))
-			area = r->path;
-	}
-	return area;
+	bool fixed = r->origin == ORIGIN_SYSTEM || r->origin == ORIGIN_DEVICE ||
+		     r->origin == ORIGIN_TERMINAL || r->origin == ORIGIN_PRIVATE;
+	if (fixed || r->path[0] != '/')
+		return open(r->path, O_PATH | O_CLOEXEC);
+	return platform_open_path_no_symlinks("/", r->path + 1);
 }
 
-/* The context refused grants and shells reached through a symlink planted
- * where sandboxed code can write, but a process left from an earlier run can
- * swap a component for a link to ~/.ssh right after that check. So below a
- * writable area the rule's descriptor is opened refusing every symlink: it
- * is the directory that was checked, or no rule at all (ELOOP, below). */
-static int open_rule_path(const struct profile *p, const char *path)
+static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct error *err)
 {
-	const char *area = writable_area_above(p, path);
-	if (!area)
-		return open(path, O_PATH | O_CLOEXEC);
-	const char *rel = path + strlen(area);
-	while (*rel == '/')
-		rel++;
-	return platform_open_path_no_symlinks(area, rel);
-}
-
-static int add_rule(int ruleset, const struct profile *p, const struct rule *r, uint64_t handled,
-		    struct error *err)
-{
-	cleanup_close int fd = open_rule_path(p, r->path);
+	cleanup_close int fd = open_rule_path(r);
 	if (fd < 0) {
 		/* A path that does not exist gets no rule: it is simply not there;
 		 * nor does one that now passes through a symlink. */
@@ -163,7 +148,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	for (size_t i = 0; i < p->nrules; i++) {
 		if (p->rules[i].origin == ORIGIN_PRIVATE && !private_shm)
 			continue;
-		if (add_rule(ruleset, p, &p->rules[i], attr.handled_access_fs, err) < 0)
+		if (add_rule(ruleset, &p->rules[i], attr.handled_access_fs, err) < 0)
 			return -1;
 	}
 	if (caps_drop_dangerous(err) < 0)

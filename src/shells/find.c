@@ -30,13 +30,25 @@ static int check_shell_dir(const char *dir, struct error *err)
 	return 0;
 }
 
-int shell_find(const char *name, char **dir, struct error *err)
+static int resolve_realpath(const char *path, char **canon, void *arg, struct error *err)
+{
+	(void)arg, (void)err;
+	*canon = realpath(path, NULL);
+	return 0;
+}
+
+int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **dir, struct error *err)
 {
 	/* FLAKE#ATTR names its flake; the flake may well contain a slash. */
 	if (strchr(name, '#'))
 		return nix_shell_find(name, dir, err);
+	if (!resolve)
+		resolve = resolve_realpath;
 	if (strchr(name, '/')) {
-		cleanup_free char *canon = realpath(name, NULL);
+		cleanup_free char *abs = fs_absolute(name, err);
+		cleanup_free char *canon = NULL;
+		if (!abs || resolve(abs, &canon, arg, err) < 0)
+			return -1;
 		if (!canon)
 			return error_set(err, "cannot use shell '%s': %s", name, strerror(errno));
 		if (check_shell_dir(canon, err) < 0)
@@ -52,10 +64,12 @@ int shell_find(const char *name, char **dir, struct error *err)
 		colon = strchr(p, ':');
 		if (colon)
 			*colon = '\0';
-		if (!*p)
+		if (p[0] != '/') /* relative to wherever moat happens to run: never */
 			continue;
 		cleanup_free char *cand = path_join(p, name);
-		cleanup_free char *canon = realpath(cand, NULL);
+		cleanup_free char *canon = NULL;
+		if (resolve(cand, &canon, arg, err) < 0)
+			return -1;
 		if (!canon)
 			continue;
 		if (check_shell_dir(canon, err) < 0)

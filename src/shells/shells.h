@@ -52,9 +52,17 @@ const char *tool_name_refusal(const char *name);
  * else ~/.local/share/moat/shells. Caller frees. */
 char *shells_search_path(void);
 
-/* Find a shell by name (a name with a slash is a path) and check that it has
- * bin/. *dir gets the canonical shell directory. */
-int shell_find(const char *name, char **dir, struct error *err);
+/* How shell_find turns a local candidate path (absolute) into the canonical
+ * directory it will use: 0 with *canon (NULL and errno when nothing is there), or -1
+ * with err to refuse it. NULL means realpath; a session passes a resolver
+ * that refuses links planted where sandboxed code can write. */
+typedef int shell_resolve_fn(const char *path, char **canon, void *arg, struct error *err);
+
+/* Find a shell by name (a name with a slash is a path, FLAKE#ATTR a nix
+ * flake, anything else is looked up on shells_search_path()) and check that
+ * it has bin/. *dir gets the canonical shell directory, exactly as resolve
+ * returned it: never resolved a second time. */
+int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **dir, struct error *err);
 
 /* Load <shell_dir>/share/moat/manifest. */
 int manifest_load(const char *shell_dir, struct manifest *m, struct error *err);

@@ -183,5 +183,14 @@ run "$MOAT" wrap "$PROJ/new/shell" /bin/cat
 [ "$rc" -eq 0 ] && [ -L "$PROJ/new/shell/bin/cat" ] && ok "moat wrap still makes a new shell, parents and all" ||
 	{ not_ok "moat wrap still makes a new shell, parents and all" && _show wrap; }
 rm -rf "$PROJ/new"
+run env MOAT_SHELLS_PATH=rel-shells "$MOAT" wrap t /bin/cat
+[ "$rc" -ne 0 ] && [ ! -e "$PROJ/rel-shells" ] && grep -q "not an absolute path" "$T/.err" &&
+	ok "moat wrap refuses a relative MOAT_SHELLS_PATH" || { not_ok "moat wrap refuses a relative MOAT_SHELLS_PATH" && _show wrap; }
+# From HOME (never a sandbox root), the user's own links there are fine.
+mkdir -p "$HOME/elsewhere" && ln -sfn "$HOME/elsewhere" "$HOME/linked"
+run sh -c "cd '$HOME' && MOAT_SHELLS_PATH='$HOME/linked' '$MOAT' wrap t /bin/cat"
+[ "$rc" -eq 0 ] && [ -L "$HOME/elsewhere/t/bin/cat" ] && ok "moat wrap from HOME follows the user's own links" ||
+	{ not_ok "moat wrap from HOME follows the user's own links" && _show wrap; }
+rm -rf "$HOME/elsewhere" "$HOME/linked"
 
 done_testing

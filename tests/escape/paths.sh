@@ -273,6 +273,71 @@ echo OTHER-SECRET >"$T/real-home/other/.env"
 	{ not_ok "with a linked HOME, a shell and a grant given as ~/proj/... still refuse planted links" && _show "linked HOME"; }
 rm -rf "$T/real-home" "$T/linked-home"
 
+# race_leaks N CMD...: run CMD N times; print how many printed the key.
+race_leaks() {
+	local n=$1 leaks=0 i
+	shift
+	for i in $(seq 1 "$n"); do
+		"$@" 2>/dev/null | grep -q DECOY-SSH-KEY && leaks=$((leaks + 1))
+	done
+	echo "$leaks"
+}
+# swap_start A B: flip A and B (RENAME_EXCHANGE) from inside a sandbox until
+# swap_stop, as a process left from an earlier run would.
+swap_start() {
+	rm -f "$PROJ/stop-swapping"
+	"$MOAT" run -- /usr/bin/python3 swap.py "$1" "$2" "$PROJ/stop-swapping" &
+	swapper=$!
+}
+swap_stop() { touch "$PROJ/stop-swapping" && wait "$swapper"; rm -f "$PROJ/stop-swapping"; }
+cat >"$PROJ/swap.py" <<'EOF'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b, stop = sys.argv[1].encode(), sys.argv[2].encode(), sys.argv[3]
+while not os.path.exists(stop):
+    for _ in range(1000):
+        libc.renameat2(-100, a, -100, b, 2)  # RENAME_EXCHANGE
+EOF
+
+# A shell named by path, flipped with a link to a directory that has a bin/
+# (the key's directory here, as ~/.cargo would be): resolved once, checked.
+mkdir -p "$HOME/.ssh/bin"
+"$MOAT" wrap "$PROJ/.shell" /bin/cat >/dev/null 2>&1
+ln -sfn "$HOME/.ssh" "$PROJ/.shell-link"
+swap_start "$PROJ/.shell" "$PROJ/.shell-link"
+leaks=$(race_leaks 60 "$MOAT" run ./.shell -- cat "$KEY")
+swap_stop
+[ "$leaks" -eq 0 ] && ok "a shell path flipped with a link while runs start never opens ~/.ssh" ||
+	not_ok "a shell path flipped with a link while runs start never opens ~/.ssh ($leaks of 60 read the key)"
+rm -rf "$PROJ/.shell" "$PROJ/.shell-link" "$HOME/.ssh/bin"
+
+# A grant for cat below a write grant for another tool, flipped while the
+# wrapped cat starts: the wrapper's profile holds only cat's grants.
+mkdir -p "$HOME/.cache/w/data"
+ln -sfn "$HOME/.ssh" "$HOME/.cache/w/link"
+printf '.{ .allow = .{ .{ .bin = "python3", .paths = .{ "~/.cache/w" }, .write = true }, .{ .bin = "cat", .paths = .{ "~/.cache/w/data" } } } }\n' >"$CFG"
+"$MOAT" wrap "$HOME/tools" /bin/cat >/dev/null 2>&1
+swap_start "$HOME/.cache/w/data" "$HOME/.cache/w/link"
+leaks=$(race_leaks 60 env MOAT_ROOT="$PROJ" "$HOME/tools/bin/cat" "$HOME/.cache/w/data/id_rsa")
+swap_stop
+[ "$leaks" -eq 0 ] && ok "a grant below another tool's write grant, flipped while a wrapped tool starts, never opens ~/.ssh" ||
+	not_ok "a grant below another tool's write grant, flipped while a wrapped tool starts, never opens ~/.ssh ($leaks of 60)"
+rm -rf "$HOME/.cache/w" "$HOME/tools" "$CFG" "$PROJ/swap.py"
+
+# A shell found by name (.default, links, detect) in a directory a write
+# grant covers, re-pointed at a directory with a bin/ and secrets.
+mkdir -p "$HOME/.cargo/bin" && echo CARGO-TOKEN >"$HOME/.cargo/credentials.toml"
+"$MOAT" wrap tools /bin/cat >/dev/null 2>&1
+printf '.{ .default = .{ "tools" }, .allow = .{ .{ .bin = "*", .paths = .{ "~/.local" }, .write = true } } }\n' >"$CFG"
+run "$MOAT" run -- sh -c 'cd "$XDG_DATA_HOME/moat/shells" && mv tools tools.real && ln -s "$HOME/.cargo" tools && echo SWAPPED'
+expect_out "(the sandbox may re-point a shell under a write grant)" '^SWAPPED$'
+run "$MOAT" run -- cat "$HOME/.cargo/credentials.toml"
+! grep -q CARGO-TOKEN "$T/.out" && grep -q "is a symlink inside" "$T/.err" &&
+	ok "a shell found by name cannot be re-pointed by a planted link" ||
+	{ not_ok "a shell found by name cannot be re-pointed by a planted link" && _show cat; }
+rm -f "$CFG" "$XDG_DATA_HOME/moat/shells/tools" && mv "$XDG_DATA_HOME/moat/shells/tools.real" "$XDG_DATA_HOME/moat/shells/tools"
+rm -rf "$HOME/.cargo"
+
 # --- writes that are not opens ---------------------------------------------
 run "$MOAT" run -- truncate -s 0 "$HOME/.bashrc"
 if [ "$ABI" -ge 3 ]; then

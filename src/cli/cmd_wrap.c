@@ -115,10 +115,9 @@ static char *resolve_existing(const char *path, char **existing, struct error *e
 	/* The current directory is a project only if it could be a sandbox
 	 * root: HOME and its ancestors never are. */
 	struct error ignored;
-	struct context ctx = {.root = profile_refuse_root(cwd, home, &ignored) == 0 ? cwd : NULL,
-			      .home = home};
+	const char *root = profile_refuse_root(cwd, home, &ignored) == 0 ? cwd : NULL;
 	size_t nareas;
-	char **areas = context_writable_areas(&ctx, &cfg, &nareas);
+	char **areas = context_writable_areas(root, home, &cfg, &nareas);
 	config_free(&cfg);
 	char *canon = NULL;
 	*existing = xstrdup(path);

@@ -31,7 +31,7 @@ static int resolve_unplanted(const char *path, char **canon, void *arg, struct e
 {
 	const struct session *s = arg;
 	size_t nareas;
-	char **areas = context_writable_areas(&s->ctx, &s->cfg, &nareas);
+	char **areas = context_writable_areas(s->ctx.root, s->ctx.home, &s->cfg, &nareas);
 	int rc = context_resolve_unplanted(path, (const char *const *)areas, nareas, "the shell", canon, err);
 	context_free_areas(areas, nareas);
 	return rc;

@@ -36,15 +36,16 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 	return config_load(path, cfg, NULL, NULL, err);
 }
 
-char **context_writable_areas(const struct context *c, const struct config *cfg, size_t *n)
+char **context_writable_areas(const char *root, const char *home, const struct config *cfg,
+			      size_t *n)
 {
 	char **areas = xcalloc(1, sizeof(char *));
 	*n = 0;
-	if (c->root)
-		areas[(*n)++] = xstrdup(c->root);
+	if (root)
+		areas[(*n)++] = xstrdup(root);
 	for (size_t i = 0; i < cfg->nallow; i++) {
 		for (size_t j = 0; cfg->allow[i].write && j < cfg->allow[i].npaths; j++) {
-			cleanup_free char *path = path_expand_tilde(cfg->allow[i].paths[j], c->home);
+			cleanup_free char *path = path_expand_tilde(cfg->allow[i].paths[j], home);
 			char *canon = path[0] == '/' ? realpath(path, NULL) : NULL;
 			if (!canon)
 				continue;
@@ -87,7 +88,7 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 	struct config_grant *grants;
 	size_t n = config_grants(cfg, bin, c->root, c->home, &grants);
 	size_t nareas;
-	char **areas = context_writable_areas(c, cfg, &nareas);
+	char **areas = context_writable_areas(c->root, c->home, cfg, &nareas);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *why = path_refusal(grants[i].path);

@@ -24,10 +24,11 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
 			      struct error *err);
 
-/* Where sandboxed code can write, canonical: the root (if c has one) and
+/* Where sandboxed code can write, canonical: the root (if not NULL) and
  * every write grant in config.zon (of any binary, at any root: a process
  * left from another run may hold it). Free with context_free_areas. */
-char **context_writable_areas(const struct context *c, const struct config *cfg, size_t *n);
+char **context_writable_areas(const char *root, const char *home, const struct config *cfg,
+			      size_t *n);
 void context_free_areas(char **areas, size_t n);
 
 /* Add config.zon's .sockets: unix sockets the sandbox may connect to. */

@@ -49,39 +49,50 @@ int apply_shell_env(const struct tool *t, const struct invocation *inv, struct e
 }
 
 
-static bool jailbreak_entry_matches(const char *entry, const struct tool *t, const char *real,
-				    const char *root)
+/* Could sandboxed code have written path: is it under the root or a write
+ * grant? A jailbreak of such a binary, or of any tool of such a shell, would
+ * run unconfined whatever it put there (a rewritten manifest points "git"
+ * at bash; an env file sets BASH_ENV or GIT_CONFIG_*). */
+static bool sandbox_writable(const char *path, const struct invocation *inv, const struct config *cfg)
+{
+	size_t n;
+	char **areas = context_writable_areas(inv->root, inv->home, cfg, &n);
+	bool under = false;
+	for (size_t i = 0; i < n && !under; i++)
+		under = path_is_under(path, areas[i]);
+	context_free_areas(areas, n);
+	return under;
+}
+
+static bool jailbreak_entry_matches(const char *entry, const struct tool *t, const char *real)
 {
 	if (strchr(entry, '/')) {
 		cleanup_free char *canon = realpath(entry, NULL);
 		return strcmp(entry, t->real) == 0 || (canon && real && strcmp(canon, real) == 0);
 	}
-	return *entry && strcmp(entry, t->name) == 0 && real && !path_is_under(real, root);
+	return *entry && strcmp(entry, t->name) == 0;
 }
 
 /* MOAT_JAILBREAK entries with a slash name the real binary; bare names (and
- * config.zon's .jailbreak) match the tool's name, but never a binary under the
- * root. No tool of a shell under the root is ever jailbroken: sandboxed code
- * can rewrite that shell's manifest (point "git" at bash) and env file
- * (BASH_ENV, GIT_CONFIG_*), and a jailbreak would run what it wrote
- * unconfined. */
+ * config.zon's .jailbreak) match the tool's name. Never a binary, nor any
+ * tool of a shell, that sandboxed code could have written (see above). */
 static bool is_jailbroken(const struct tool *t, const struct invocation *inv,
 			  const struct config *cfg)
 {
-	if (path_is_under(t->shell_dir, inv->root))
-		return false;
 	const char *list = getenv("MOAT_JAILBREAK");
 	if (!config_jailbreaks(cfg, t->name) && (!list || !*list))
 		return false;
 	cleanup_free char *real = realpath(t->real, NULL);
-	if (config_jailbreaks(cfg, t->name) && jailbreak_entry_matches(t->name, t, real, inv->root))
+	if (!real || sandbox_writable(t->shell_dir, inv, cfg) || sandbox_writable(real, inv, cfg))
+		return false;
+	if (config_jailbreaks(cfg, t->name) && jailbreak_entry_matches(t->name, t, real))
 		return true;
 	cleanup_free char *copy = xstrdup(list ? list : "");
 	for (char *entry = copy, *colon; entry; entry = colon ? colon + 1 : NULL) {
 		colon = strchr(entry, ':');
 		if (colon)
 			*colon = '\0';
-		if (jailbreak_entry_matches(entry, t, real, inv->root))
+		if (jailbreak_entry_matches(entry, t, real))
 			return true;
 	}
 	return false;

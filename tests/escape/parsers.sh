@@ -149,6 +149,21 @@ run timeout 10 env MOAT_ROOT="$PROJ" MOAT_JAILBREAK=cat "$SH/bin/cat" notes.txt
 	not_ok "a rewritten manifest cannot send a jailbroken name to another binary (it ran /bin/sh unconfined)"
 restore
 
+# The same for a shell below a write grant rather than the root.
+GSH=$XDG_DATA_HOME/moat/shells/granted
+"$MOAT" wrap granted /bin/cat >/dev/null 2>&1
+CFG=$XDG_CONFIG_HOME/moat/config.zon
+mkdir -p "$(dirname "$CFG")"
+printf '.{ .jailbreak = .{ "cat" }, .allow = .{ .{ .bin = "*", .paths = .{ "%s" }, .write = true } } }\n' "$XDG_DATA_HOME" >"$CFG"
+run "$MOAT" run -- sh -c "printf 'cat\t/bin/sh\n' >'$GSH/share/moat/manifest' && echo 'cat \"\$HOME/.ssh/id_rsa\" >stolen2' >notes2.txt && echo REWRITTEN"
+expect_out "(the sandbox may rewrite a shell under its write grant)" '^REWRITTEN$'
+rm -f "$PROJ/stolen2"
+run timeout 10 env MOAT_ROOT="$PROJ" "$GSH/bin/cat" notes2.txt
+! grep -q DECOY-SSH-KEY "$PROJ/stolen2" 2>/dev/null &&
+	ok "a jailbroken name in a shell under a write grant never runs what the sandbox wrote" ||
+	not_ok "a jailbroken name in a shell under a write grant never runs what the sandbox wrote (it ran /bin/sh unconfined)"
+rm -rf "$CFG" "$GSH" "$PROJ/stolen2" "$PROJ/notes2.txt"
+
 # 4. Steer `moat wrap`, which runs unconfined when the user re-wraps the
 #    shell: links planted inside it must not make moat read outside the shell
 #    into the project, nor write outside the shell.

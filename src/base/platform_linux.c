@@ -2,6 +2,9 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <string.h>
+#include <limits.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,9 +43,45 @@ int platform_open_beneath(const char *dir, const char *rel)
 			  MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_MAGICLINKS);
 }
 
+/* Without openat2 (a container's seccomp profile may refuse it): one
+ * component at a time, O_NOFOLLOW, checking each is no symlink. */
+static int walk_no_symlinks(const char *dir, const char *rel)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (const char *p = rel; fd >= 0 && *p;) {
+		size_t len = strcspn(p, "/");
+		char name[NAME_MAX + 1];
+		if (len > NAME_MAX || (len == 2 && p[0] == '.' && p[1] == '.')) {
+			close(fd);
+			errno = len > NAME_MAX ? ENAMETOOLONG : EXDEV;
+			return -1;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len + strspn(p + len, "/");
+		if (!len || strcmp(name, ".") == 0)
+			continue;
+		int next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (next >= 0 && fstat(next, &st) == 0 && S_ISLNK(st.st_mode)) {
+			close(next);
+			next = -1;
+			errno = ELOOP;
+		}
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		fd = next;
+	}
+	return fd;
+}
+
 int platform_open_path_no_symlinks(const char *dir, const char *rel)
 {
-	return openat2_in(dir, rel, O_PATH | O_CLOEXEC, MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_SYMLINKS);
+	int fd = openat2_in(dir, rel, O_PATH | O_CLOEXEC, MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_SYMLINKS);
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+		return walk_no_symlinks(dir, rel);
+	return fd;
 }
 
 void platform_close_from(int lowfd)

@@ -1,6 +1,7 @@
 /* moat check: validate config.zon with the same code the commands use, and
  * say what would not work: refused paths, missing linked directories,
- * shells that cannot be resolved, rules made redundant by broader ones. */
+ * shells that cannot be resolved, grants and shells through a link planted
+ * where sandboxed code can write, rules made redundant by broader ones. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 struct checker {
 	const char *file;
 	const char *home;
+	char **areas; /* where sandboxed code can write, for the link checks */
+	size_t nareas;
 	const struct global_opts *g;
 	int issues;
 };
@@ -87,6 +90,13 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 					    "or contains it", p, r->bin);
 		return;
 	}
+	cleanup_free char *canon = NULL;
+	struct error err = {0};
+	if (context_resolve_unplanted(norm, (const char *const *)c->areas, c->nareas, "to grant", &canon,
+				      &err) < 0) {
+		finding(c, r->line, r->col, "%s; moat run here skips it", err.msg);
+		return;
+	}
 	for (size_t rj = 0; rj < cfg->nallow; rj++) {
 		const struct config_allow *b = &cfg->allow[rj];
 		for (size_t pj = 0; pj < b->npaths; pj++) {
@@ -108,7 +118,7 @@ static void check_shell(struct checker *c, int line, int col, const char *name)
 {
 	cleanup_free char *dir = NULL;
 	struct error err = {0};
-	if (shell_find(name, NULL, NULL, &dir, &err) < 0)
+	if (shell_find(name, context_resolve_shell, c->areas, &dir, &err) < 0)
 		finding(c, line, col, "shell '%s' cannot be resolved: %s", name, err.msg);
 	else
 		cli_verbose(c->g, "shell %s: %s", name, dir);
@@ -180,7 +190,12 @@ int cmd_check(int argc, char **argv, const struct global_opts *g)
 		printf("%s\n", err.msg);
 		c.issues++;
 	} else {
+		/* Links are judged as a run in the current directory would. */
+		cleanup_free char *cwd = fs_cwd(&err);
+		c.areas = context_writable_areas(cwd ? context_root_or_null(cwd, home) : NULL, home, &cfg,
+						 &c.nareas);
 		check_config(&c, &cfg);
+		context_free_areas(c.areas, c.nareas);
 		config_free(&cfg);
 	}
 	if (c.issues)

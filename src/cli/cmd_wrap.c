@@ -17,7 +17,6 @@
 #include "config/config.h"
 #include "context/context.h"
 #include "context/settings.h"
-#include "profile/profile.h"
 #include "shells/shells.h"
 
 struct wrap_args {
@@ -112,12 +111,8 @@ static char *resolve_existing(const char *path, char **existing, struct error *e
 				"every problem");
 		return NULL;
 	}
-	/* The current directory is a project only if it could be a sandbox
-	 * root: HOME and its ancestors never are. */
-	struct error ignored;
-	const char *root = profile_refuse_root(cwd, home, &ignored) == 0 ? cwd : NULL;
 	size_t nareas;
-	char **areas = context_writable_areas(root, home, &cfg, &nareas);
+	char **areas = context_writable_areas(context_root_or_null(cwd, home), home, &cfg, &nareas);
 	config_free(&cfg);
 	char *canon = NULL;
 	*existing = xstrdup(path);

@@ -25,25 +25,16 @@ static char *find_wrapper(void)
 	return realpath(wrapper, NULL);
 }
 
-/* shell_find's resolver for a session: refuse a link planted where
- * sandboxed code can write (the root, write grants). */
-static int resolve_unplanted(const char *path, char **canon, void *arg, struct error *err)
-{
-	const struct session *s = arg;
-	size_t nareas;
-	char **areas = context_writable_areas(s->ctx.root, s->ctx.home, &s->cfg, &nareas);
-	int rc = context_resolve_unplanted(path, (const char *const *)areas, nareas, "the shell", canon, err);
-	context_free_areas(areas, nareas);
-	return rc;
-}
-
 static int add_shells(struct session *s, const char *const *names, size_t n,
 		      const struct global_opts *g, struct error *err)
 {
 	struct strbuf path = STRBUF_INIT;
+	size_t nareas;
+	char **areas = context_writable_areas(s->ctx.root, s->ctx.home, &s->cfg, &nareas);
 	for (size_t i = 0; i < n; i++) {
 		cleanup_free char *dir = NULL;
-		if (shell_find(names[i], resolve_unplanted, s, &dir, err) < 0) {
+		if (shell_find(names[i], context_resolve_shell, areas, &dir, err) < 0) {
+			context_free_areas(areas, nareas);
 			sb_release(&path);
 			return -1;
 		}
@@ -51,6 +42,7 @@ static int add_shells(struct session *s, const char *const *names, size_t n,
 		context_add_shell(&s->ctx, dir);
 		sb_addf(&path, "%s/bin:", dir);
 	}
+	context_free_areas(areas, nareas);
 	const char *caller = getenv("PATH");
 	sb_adds(&path, caller && *caller ? caller : "/usr/local/bin:/usr/bin:/bin");
 	s->path = sb_detach(&path);
@@ -178,8 +170,12 @@ int session_open(struct session *s, char **shells, int nshells, const struct glo
 	    choose_shells(s, shells, nshells, g, err) < 0)
 		goto fail;
 	resolve_jailbreaks(s, g);
-	if (context_add_config_grants(&s->ctx, &s->cfg, NULL, err) < 0 ||
-	    context_add_config_sockets(&s->ctx, &s->cfg, err) < 0 ||
+	struct strbuf warnings = STRBUF_INIT;
+	int rc = context_add_config_grants(&s->ctx, &s->cfg, NULL, &warnings, err);
+	if (warnings.len)
+		fprintf(stderr, "moat: warning: %s", warnings.buf);
+	sb_release(&warnings);
+	if (rc < 0 || context_add_config_sockets(&s->ctx, &s->cfg, err) < 0 ||
 	    sandbox_probe(&s->support, err) < 0 ||
 	    context_build_profile(&s->ctx, PLATFORM_LINUX, &s->profile, err) < 0)
 		goto fail;

@@ -39,7 +39,7 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 char **context_writable_areas(const char *root, const char *home, const struct config *cfg,
 			      size_t *n)
 {
-	char **areas = xcalloc(1, sizeof(char *));
+	char **areas = xcalloc(2, sizeof(char *));
 	*n = 0;
 	if (root)
 		areas[(*n)++] = xstrdup(root);
@@ -49,8 +49,9 @@ char **context_writable_areas(const char *root, const char *home, const struct c
 			char *canon = path[0] == '/' ? realpath(path, NULL) : NULL;
 			if (!canon)
 				continue;
-			areas = xrealloc_array(areas, *n + 1, sizeof(char *));
+			areas = xrealloc_array(areas, *n + 2, sizeof(char *));
 			areas[(*n)++] = canon;
+			areas[*n] = NULL;
 		}
 	}
 	return areas;
@@ -61,6 +62,21 @@ void context_free_areas(char **areas, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(areas[i]);
 	free(areas);
+}
+
+int context_resolve_shell(const char *path, char **canon, void *areas, struct error *err)
+{
+	char **list = areas;
+	size_t n = 0;
+	while (list[n])
+		n++;
+	return context_resolve_unplanted(path, (const char *const *)list, n, "the shell", canon, err);
+}
+
+const char *context_root_or_null(const char *cwd, const char *home)
+{
+	struct error ignored;
+	return profile_refuse_root(cwd, home, &ignored) == 0 ? cwd : NULL;
 }
 
 int context_add_config_sockets(struct context *c, const struct config *cfg, struct error *err)
@@ -83,7 +99,7 @@ int context_add_config_sockets(struct context *c, const struct config *cfg, stru
 }
 
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
-			      struct error *err)
+			      struct strbuf *warnings, struct error *err)
 {
 	struct config_grant *grants;
 	size_t n = config_grants(cfg, bin, c->root, c->home, &grants);
@@ -100,9 +116,10 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			error_hint(err, "fix the path in config.zon; 'moat check' lists every problem");
 			err->status = 125;
 			rc = -1;
-		} else {
-			rc = context_resolve_unplanted(grants[i].path, (const char *const *)areas, nareas,
-						       "to grant", &canon, err);
+		} else if (context_resolve_unplanted(grants[i].path, (const char *const *)areas, nareas,
+						     "to grant", &canon, err) < 0) {
+			sb_addf(warnings, "%s; skipped (%s)\n", err->msg, err->hint);
+			error_set(err, "%s", "");
 		}
 		if (canon) {
 			unsigned access = ACCESS_READ | (grants[i].write ? ACCESS_WRITE : 0) |

@@ -3,6 +3,7 @@
 #ifndef MOAT_CONTEXT_SETTINGS_H
 #define MOAT_CONTEXT_SETTINGS_H
 
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "config/config.h"
 #include "context/context.h"
@@ -19,17 +20,29 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 /* Add the grants in force for binary bin (NULL: every grant, as a session
  * unions them) at the context's root, paths expanded and made canonical.
  * A granted path that does not exist is skipped: Landlock cannot rule on it.
- * A relative path or one with ".." is refused before anything resolves it:
- * resolved against the current directory it would grant something else. */
+ * So is one that leads through a symlink inside the root or a write grant
+ * (context_resolve_unplanted), with a line appended to warnings that says
+ * why: one such link must not stop every tool in the project. A relative
+ * path or one with ".." is refused before anything resolves it: resolved
+ * against the current directory it would grant something else. */
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
-			      struct error *err);
+			      struct strbuf *warnings, struct error *err);
 
 /* Where sandboxed code can write, canonical: the root (if not NULL) and
  * every write grant in config.zon (of any binary, at any root: a process
- * left from another run may hold it). Free with context_free_areas. */
+ * left from another run may hold it). NULL-terminated, *n long; free with
+ * context_free_areas. */
 char **context_writable_areas(const char *root, const char *home, const struct config *cfg,
 			      size_t *n);
 void context_free_areas(char **areas, size_t n);
+
+/* shell_find's resolver (shell_resolve_fn) for a session or moat check:
+ * context_resolve_unplanted against areas, a context_writable_areas list. */
+int context_resolve_shell(const char *path, char **canon, void *areas, struct error *err);
+
+/* The current directory as a sandbox root for the writable areas, or NULL
+ * when it could not be one (HOME and its ancestors never are). */
+const char *context_root_or_null(const char *cwd, const char *home);
 
 /* Add config.zon's .sockets: unix sockets the sandbox may connect to. */
 int context_add_config_sockets(struct context *c, const struct config *cfg, struct error *err);

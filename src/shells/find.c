@@ -30,6 +30,14 @@ static int check_shell_dir(const char *dir, struct error *err)
 	return 0;
 }
 
+static bool has_relative_entry(const char *list)
+{
+	for (const char *p = list; *p; p += strcspn(p, ":"), p += *p == ':')
+		if (*p != ':' && *p != '/')
+			return true;
+	return false;
+}
+
 static int resolve_realpath(const char *path, char **canon, void *arg, struct error *err)
 {
 	(void)arg, (void)err;
@@ -81,7 +89,8 @@ int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **di
 	if (nix_shell_find(name, dir, err) == 0)
 		return 0;
 	cleanup_free char *shown = shells_search_path();
-	error_hint(err, "looked for a local shell in %s (MOAT_SHELLS_PATH)", shown);
+	error_hint(err, "looked for a local shell in %s (MOAT_SHELLS_PATH%s)", shown,
+		   has_relative_entry(shown) ? "; relative entries are skipped" : "");
 	error_hint(err, "make a local one with: moat wrap %s /path/to/tool...", name);
 	return -1;
 }

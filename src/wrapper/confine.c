@@ -106,7 +106,11 @@ static int build_wrapper_profile(const struct tool *t, const struct invocation *
 		return -1;
 	context_add_shell(&ctx, t->shell_dir);
 	ctx.wrapper = t->self ? xstrdup(t->self) : NULL;
-	int rc = context_add_config_grants(&ctx, cfg, t->name, err);
+	struct strbuf warnings = STRBUF_INIT;
+	int rc = context_add_config_grants(&ctx, cfg, t->name, &warnings, err);
+	if (warnings.len)
+		fprintf(stderr, "moat-wrapper: warning: %s", warnings.buf);
+	sb_release(&warnings);
 	if (rc == 0)
 		rc = context_add_config_sockets(&ctx, cfg, err);
 	if (rc == 0)

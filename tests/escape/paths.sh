@@ -181,6 +181,20 @@ run "$MOAT" run -- cat "$KEY"
 "$MOAT" unallow '*' "$PROJ/data" >/dev/null 2>&1
 rm -f "$PROJ/data"
 
+# The user's own dotfiles link that happens to pass through the project is
+# refused like a planted one, but only that grant: every other run goes on.
+mkdir -p "$PROJ/dots" && echo GITCONFIG >"$PROJ/dots/gitconfig.linux"
+ln -s gitconfig.linux "$PROJ/dots/gitconfig" && ln -s "$PROJ/dots/gitconfig" "$HOME/.gitconfig2"
+"$MOAT" allow '*' "$HOME/.gitconfig2" >/dev/null 2>&1
+run "$MOAT" run -- echo STILL-RUNS
+expect_out "a grant through a link inside the root is skipped, not fatal" '^STILL-RUNS$'
+expect_out "with a warning that names the link" "^moat: warning: .*'$PROJ/dots/gitconfig' is a symlink inside .*skipped"
+run "$MOAT" check
+[ "$rc" -eq 1 ] && grep -q "'$PROJ/dots/gitconfig' is a symlink inside .*moat run here skips it" "$T/.out" &&
+	ok "moat check says the same" || { not_ok "moat check says the same" && _show check; }
+"$MOAT" unallow '*' "$HOME/.gitconfig2" >/dev/null 2>&1
+rm -rf "$PROJ/dots" "$HOME/.gitconfig2"
+
 # The same for a shell directory, which gets read+exec: a project-local shell
 # swapped for a symlink to HOME (it only needs a bin/ there) opens all of HOME.
 mkdir -p "$HOME/bin"

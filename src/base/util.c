@@ -96,16 +96,42 @@ void error_clear(struct error *err)
 	err->status = 0;
 }
 
+static void put_visible(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
+}
+
+/* Each line of text after prefix, made visible. */
+static void print_lines(const char *prefix, const char *text)
+{
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+		fputs(prefix, stderr);
+		put_visible(text, len);
+		fputc('\n', stderr);
+		text += len + (text[len] == '\n');
+	}
+}
+
 void error_print(const char *prog, const struct error *err)
 {
-	fprintf(stderr, "%s: %s\n", prog, err->msg);
-	const char *h = err->hint;
-	while (*h) {
-		const char *nl = strchr(h, '\n');
-		int len = nl ? (int)(nl - h) : (int)strlen(h);
-		fprintf(stderr, "hint: %.*s\n", len, h);
-		h += len + (nl != NULL);
-	}
+	fprintf(stderr, "%s: ", prog);
+	put_visible(err->msg, strlen(err->msg));
+	fputc('\n', stderr);
+	print_lines("hint: ", err->hint);
+}
+
+void warning_print(const char *prog, const char *text)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "%s: warning: ", prog);
+	print_lines(prefix, text);
 }
 
 bool fmt_fits(char *buf, size_t size, const char *fmt, ...)

@@ -52,8 +52,15 @@ int error_set(struct error *err, const char *fmt, ...) __attribute__((format(pri
 void error_hint(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_clear(struct error *err);
 
-/* Print "<prog>: msg" and any "hint: ..." lines to stderr. */
+/* Print "<prog>: msg" and any "hint: ..." lines to stderr, control
+ * characters shown as \xNN (see warning_print). */
 void error_print(const char *prog, const struct error *err);
+
+/* Print each line of text as "prog: warning: LINE". Like error_print, it
+ * shows control characters as \xNN: messages quote paths and lines that
+ * sandboxed code may have chosen, and a raw escape sequence would be the
+ * terminal's to act on. */
+void warning_print(const char *prog, const char *text);
 
 /* snprintf that reports truncation as failure instead of hiding it. */
 bool fmt_fits(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -38,7 +38,7 @@ int cmd_approvals(int argc, char **argv, const struct global_opts *g)
 	if (approvals_load(home, &st, &warn, &err) < 0)
 		return cli_fail(&err, 1);
 	if (warn.len)
-		fprintf(stderr, "moat: warning: %s", warn.buf);
+		warning_print("moat", warn.buf);
 	sb_release(&warn);
 	for (size_t i = 0; i < st.n; i++)
 		print_approval(&st.approvals[i]);

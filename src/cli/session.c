@@ -173,7 +173,7 @@ int session_open(struct session *s, char **shells, int nshells, const struct glo
 	struct strbuf warnings = STRBUF_INIT;
 	int rc = context_add_config_grants(&s->ctx, &s->cfg, NULL, &warnings, err);
 	if (warnings.len)
-		fprintf(stderr, "moat: warning: %s", warnings.buf);
+		warning_print("moat", warnings.buf);
 	sb_release(&warnings);
 	if (rc < 0 || context_add_config_sockets(&s->ctx, &s->cfg, err) < 0 ||
 	    sandbox_probe(&s->support, err) < 0 ||
@@ -258,7 +258,7 @@ static int session_confirm(const struct session *s, const char *name, struct err
 	int rc = confirm_start(s->ctx.home, name, &s->profile,
 			       s->overrides.home ? s->overrides.home : s->ctx.home, &warn, err);
 	if (warn.len)
-		fprintf(stderr, "moat: warning: %s", warn.buf);
+		warning_print("moat", warn.buf);
 	sb_release(&warn);
 	return rc;
 }

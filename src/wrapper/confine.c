@@ -109,7 +109,7 @@ static int build_wrapper_profile(const struct tool *t, const struct invocation *
 	struct strbuf warnings = STRBUF_INIT;
 	int rc = context_add_config_grants(&ctx, cfg, t->name, &warnings, err);
 	if (warnings.len)
-		fprintf(stderr, "moat-wrapper: warning: %s", warnings.buf);
+		warning_print("moat-wrapper", warnings.buf);
 	sb_release(&warnings);
 	if (rc == 0)
 		rc = context_add_config_sockets(&ctx, cfg, err);
@@ -141,7 +141,7 @@ static int confirm(const struct tool *t, const struct invocation *inv, const str
 	int rc = confirm_start(inv->home, t->name, p,
 			       inv->overrides.home ? inv->overrides.home : inv->home, &warn, err);
 	if (warn.len)
-		fprintf(stderr, "moat-wrapper: warning: %s", warn.buf);
+		warning_print("moat-wrapper", warn.buf);
 	sb_release(&warn);
 	return rc;
 }

@@ -195,6 +195,17 @@ run "$MOAT" check
 "$MOAT" unallow '*' "$HOME/.gitconfig2" >/dev/null 2>&1
 rm -rf "$PROJ/dots" "$HOME/.gitconfig2"
 
+# Messages quote names sandboxed code chose: a planted link whose name holds
+# an escape sequence must reach the terminal as text, not as a command to it.
+esc=$(printf '\033]0;pwned\007')
+mkdir -p "$PROJ/real-shell/bin"
+run "$MOAT" run -- ln -s real-shell "$PROJ/x${esc}y"
+run "$MOAT" run "./x${esc}y" -- true
+[ "$rc" -ne 0 ] && ! grep -q "$(printf '\033')" "$T/.err" && grep -qF 'x\x1b]0;pwned\x07y' "$T/.err" &&
+	ok "an escape sequence in a planted name is printed as text" ||
+	{ not_ok "an escape sequence in a planted name is printed as text" && _show "run ./x<ESC>y"; }
+rm -rf "$PROJ/x${esc}y" "$PROJ/real-shell"
+
 # The same for a shell directory, which gets read+exec: a project-local shell
 # swapped for a symlink to HOME (it only needs a bin/ there) opens all of HOME.
 mkdir -p "$HOME/bin"

@@ -49,10 +49,12 @@ int apply_shell_env(const struct tool *t, const struct invocation *inv, struct e
 }
 
 
-/* Could sandboxed code have written path: is it under the root or a write
- * grant? A jailbreak of such a binary, or of any tool of such a shell, would
- * run unconfined whatever it put there (a rewritten manifest points "git"
- * at bash; an env file sets BASH_ENV or GIT_CONFIG_*). */
+/* Could sandboxed code have written path? Yes under the root or a write
+ * grant, and under any directory that has been a sandbox root (sessions
+ * leave a .moat/ there), even when MOAT_ROOT names another project. A
+ * jailbreak of such a binary, or of any tool of such a shell, would run
+ * unconfined whatever it put there (a rewritten manifest points "git" at
+ * bash; an env file sets BASH_ENV or GIT_CONFIG_*). */
 static bool sandbox_writable(const char *path, const struct invocation *inv, const struct config *cfg)
 {
 	size_t n;
@@ -61,7 +63,33 @@ static bool sandbox_writable(const char *path, const struct invocation *inv, con
 	for (size_t i = 0; i < n && !under; i++)
 		under = path_is_under(path, areas[i]);
 	context_free_areas(areas, n);
+	cleanup_free char *dir = xstrdup(path);
+	while (!under && strcmp(dir, "/") != 0) {
+		cleanup_free char *marker = path_join(dir, ".moat");
+		under = fs_is_dir(marker);
+		char *up = path_dirname(dir);
+		free(dir);
+		dir = up;
+	}
 	return under;
+}
+
+/* Only shells of the shell directories (MOAT_SHELLS_PATH) and the nix store
+ * may have jailbroken tools: a shell named by path may be any project's. */
+static bool in_shells_path(const char *shell_dir)
+{
+	if (path_is_under(shell_dir, "/nix/store"))
+		return true;
+	cleanup_free char *search = shells_search_path();
+	bool found = false;
+	for (char *p = search, *colon; p && !found; p = colon ? colon + 1 : NULL) {
+		colon = strchr(p, ':');
+		if (colon)
+			*colon = '\0';
+		cleanup_free char *canon = p[0] == '/' ? realpath(p, NULL) : NULL;
+		found = canon && path_is_under(shell_dir, canon) && strcmp(shell_dir, canon) != 0;
+	}
+	return found;
 }
 
 static bool jailbreak_entry_matches(const char *entry, const struct tool *t, const char *real)
@@ -74,8 +102,9 @@ static bool jailbreak_entry_matches(const char *entry, const struct tool *t, con
 }
 
 /* MOAT_JAILBREAK entries with a slash name the real binary; bare names (and
- * config.zon's .jailbreak) match the tool's name. Never a binary, nor any
- * tool of a shell, that sandboxed code could have written (see above). */
+ * config.zon's .jailbreak) match the tool's name. Only for a shell of the
+ * shell directories, and never a binary, nor any tool of a shell, that
+ * sandboxed code could have written (see above). */
 static bool is_jailbroken(const struct tool *t, const struct invocation *inv,
 			  const struct config *cfg)
 {
@@ -83,7 +112,8 @@ static bool is_jailbroken(const struct tool *t, const struct invocation *inv,
 	if (!config_jailbreaks(cfg, t->name) && (!list || !*list))
 		return false;
 	cleanup_free char *real = realpath(t->real, NULL);
-	if (!real || sandbox_writable(t->shell_dir, inv, cfg) || sandbox_writable(real, inv, cfg))
+	if (!real || !in_shells_path(t->shell_dir) || sandbox_writable(t->shell_dir, inv, cfg) ||
+	    sandbox_writable(real, inv, cfg))
 		return false;
 	if (config_jailbreaks(cfg, t->name) && jailbreak_entry_matches(t->name, t, real))
 		return true;

@@ -147,6 +147,15 @@ run timeout 10 env MOAT_ROOT="$PROJ" MOAT_JAILBREAK=cat "$SH/bin/cat" notes.txt
 ! grep -q DECOY-SSH-KEY "$PROJ/stolen" 2>/dev/null &&
 	ok "a rewritten manifest cannot send a jailbroken name to another binary" ||
 	not_ok "a rewritten manifest cannot send a jailbroken name to another binary (it ran /bin/sh unconfined)"
+# ... nor when the wrapped tool is started with another project as its root.
+run "$MOAT" run -- sh -c "printf 'cat\t/bin/sh\n' >'$MANIFEST'"
+echo 'cat "$HOME/.ssh/id_rsa" >stolen' >"$SIBLING/notes.txt"
+rm -f "$SIBLING/stolen"
+run sh -c "cd '$SIBLING' && MOAT_ROOT='$SIBLING' MOAT_JAILBREAK=cat timeout 10 '$SH/bin/cat' notes.txt"
+! grep -q DECOY-SSH-KEY "$SIBLING/stolen" 2>/dev/null &&
+	ok "nor from another project, whose MOAT_ROOT does not cover the shell" ||
+	not_ok "nor from another project, whose MOAT_ROOT does not cover the shell (it ran /bin/sh unconfined)"
+rm -f "$SIBLING/stolen" "$SIBLING/notes.txt"
 restore
 
 # The same for a shell below a write grant rather than the root.

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -47,6 +48,11 @@ int platform_open_beneath(const char *dir, const char *rel)
  * component at a time, O_NOFOLLOW, checking each is no symlink. */
 static int walk_no_symlinks(const char *dir, const char *rel)
 {
+	/* As openat2 with RESOLVE_BENEATH: nothing absolute, nothing empty. */
+	if (rel[0] == '/' || rel[0] == '\0') {
+		errno = rel[0] ? EXDEV : ENOENT;
+		return -1;
+	}
 	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (const char *p = rel; fd >= 0 && *p;) {
 		size_t len = strcspn(p, "/");
@@ -58,15 +64,17 @@ static int walk_no_symlinks(const char *dir, const char *rel)
 		}
 		memcpy(name, p, len);
 		name[len] = '\0';
+		bool dir_wanted = p[len] == '/'; /* "file/" is ENOTDIR, as for openat2 */
 		p += len + strspn(p + len, "/");
 		if (!len || strcmp(name, ".") == 0)
 			continue;
 		int next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		struct stat st;
-		if (next >= 0 && fstat(next, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (next >= 0 && fstat(next, &st) == 0 &&
+		    (S_ISLNK(st.st_mode) || (dir_wanted && !S_ISDIR(st.st_mode)))) {
 			close(next);
 			next = -1;
-			errno = ELOOP;
+			errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
 		}
 		int saved = errno;
 		close(fd);

@@ -28,7 +28,8 @@ static void make_tree(void)
 	if (!mkdtemp(dir))
 		abort();
 	char *real = path_join(dir, "real/sub");
-	char *cmd = xasprintf("mkdir -p %s && ln -s real %s/link && ln -s sub %s/real/sublink", real, dir, dir);
+	char *cmd = xasprintf("mkdir -p %s && ln -s real %s/link && ln -s sub %s/real/sublink && touch %s/file",
+			      real, dir, dir, dir);
 	if (system(cmd) != 0)
 		abort();
 	free(real);
@@ -44,6 +45,7 @@ static void check_opens(const char *how)
 		{"real", 0},         {"real/sub", 0},          {"real//sub/", 0}, {"./real/./sub", 0},
 		{"link", ELOOP},     {"link/sub", ELOOP},      {"real/sublink", ELOOP},
 		{"real/sublink/", ELOOP}, {"real/../..", EXDEV}, {"missing", ENOENT},
+		{"file/", ENOTDIR},  {"/real", EXDEV},         {"", ENOENT},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		errno = 0;

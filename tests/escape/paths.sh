@@ -218,14 +218,26 @@ run "$MOAT" run ./.shell -- cat "$KEY"
 rm -f "$PROJ/.shell"
 rmdir "$HOME/bin"
 
-# The same swap raced: a process left from an earlier run (it has the
-# writable grant) flips the granted directory and a symlink to ~/.ssh with
-# RENAME_EXCHANGE while new runs start. A check of each component followed
-# by realpath leaked the key in about a third of the runs; none may.
-mkdir -p "$HOME/.cache/tool/bin"
-ln -sfn "$HOME/.ssh" "$HOME/.cache/tool/bin-link"
-"$MOAT" allow '*' "$HOME/.cache/tool" --write >/dev/null 2>&1
-"$MOAT" allow '*' "$HOME/.cache/tool/bin" --exec >/dev/null 2>&1
+# race_leaks N CMD...: run CMD N times; print how many printed the key, and
+# how many printed STARTED (so a test can tell that its runs got going).
+race_leaks() {
+	local n=$1 leaks=0 started=0 i out
+	shift
+	for i in $(seq 1 "$n"); do
+		out=$("$@" 2>&1)
+		case $out in *DECOY-SSH-KEY*) leaks=$((leaks + 1)) ;; esac
+		case $out in *STARTED*) started=$((started + 1)) ;; esac
+	done
+	echo "$leaks $started"
+}
+# swap_start A B: flip A and B (RENAME_EXCHANGE) from inside a sandbox until
+# swap_stop, as a process left from an earlier run would.
+swap_start() {
+	rm -f "$PROJ/stop-swapping"
+	"$MOAT" run -- /usr/bin/python3 swap.py "$1" "$2" "$PROJ/stop-swapping" &
+	swapper=$!
+}
+swap_stop() { touch "$PROJ/stop-swapping" && wait "$swapper"; rm -f "$PROJ/stop-swapping"; }
 cat >"$PROJ/swap.py" <<'EOF'
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -234,22 +246,24 @@ while not os.path.exists(stop):
     for _ in range(1000):
         libc.renameat2(-100, a, -100, b, 2)  # RENAME_EXCHANGE
 EOF
-rm -f "$PROJ/stop-swapping"
-"$MOAT" run -- /usr/bin/python3 swap.py "$HOME/.cache/tool/bin" "$HOME/.cache/tool/bin-link" "$PROJ/stop-swapping" &
-swapper=$!
-leaks=0 started=0
-for i in $(seq 1 100); do
-	out=$("$MOAT" run -- sh -c 'echo STARTED; cat "$1"' sh "$KEY" 2>&1)
-	case $out in *DECOY-SSH-KEY*) leaks=$((leaks + 1)) ;; esac
-	case $out in *STARTED*) started=$((started + 1)) ;; esac
-done
-touch "$PROJ/stop-swapping" && wait "$swapper"
+
+# The same swap raced: a process left from an earlier run (it has the
+# writable grant) flips the granted directory and a symlink to ~/.ssh with
+# RENAME_EXCHANGE while new runs start. A check of each component followed
+# by realpath leaked the key in about a third of the runs; none may.
+mkdir -p "$HOME/.cache/tool/bin"
+ln -sfn "$HOME/.ssh" "$HOME/.cache/tool/bin-link"
+"$MOAT" allow '*' "$HOME/.cache/tool" --write >/dev/null 2>&1
+"$MOAT" allow '*' "$HOME/.cache/tool/bin" --exec >/dev/null 2>&1
+swap_start "$HOME/.cache/tool/bin" "$HOME/.cache/tool/bin-link"
+read -r leaks started < <(race_leaks 100 "$MOAT" run -- sh -c 'echo STARTED; cat "$1"' sh "$KEY")
+swap_stop
 [ "$leaks" -eq 0 ] && [ "$started" -gt 0 ] &&
 	ok "a grant swapped for a link while runs start never opens ~/.ssh ($started of 100 runs started)" ||
 	not_ok "a grant swapped for a link while runs start never opens ~/.ssh ($leaks of 100 runs read the key, $started started)"
 "$MOAT" unallow '*' "$HOME/.cache/tool/bin" >/dev/null 2>&1
 "$MOAT" unallow '*' "$HOME/.cache/tool" >/dev/null 2>&1
-rm -rf "$HOME/.cache/tool" "$PROJ/swap.py" "$PROJ/stop-swapping"
+rm -rf "$HOME/.cache/tool"
 
 # No spelling hides a planted link: a write grant written with "//" or a
 # trailing "/", a HOME that is the user's own link (so the root's canonical
@@ -298,39 +312,13 @@ echo OTHER-SECRET >"$T/real-home/other/.env"
 	{ not_ok "with a linked HOME, a shell and a grant given as ~/proj/... still refuse planted links" && _show "linked HOME"; }
 rm -rf "$T/real-home" "$T/linked-home"
 
-# race_leaks N CMD...: run CMD N times; print how many printed the key.
-race_leaks() {
-	local n=$1 leaks=0 i
-	shift
-	for i in $(seq 1 "$n"); do
-		"$@" 2>/dev/null | grep -q DECOY-SSH-KEY && leaks=$((leaks + 1))
-	done
-	echo "$leaks"
-}
-# swap_start A B: flip A and B (RENAME_EXCHANGE) from inside a sandbox until
-# swap_stop, as a process left from an earlier run would.
-swap_start() {
-	rm -f "$PROJ/stop-swapping"
-	"$MOAT" run -- /usr/bin/python3 swap.py "$1" "$2" "$PROJ/stop-swapping" &
-	swapper=$!
-}
-swap_stop() { touch "$PROJ/stop-swapping" && wait "$swapper"; rm -f "$PROJ/stop-swapping"; }
-cat >"$PROJ/swap.py" <<'EOF'
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-a, b, stop = sys.argv[1].encode(), sys.argv[2].encode(), sys.argv[3]
-while not os.path.exists(stop):
-    for _ in range(1000):
-        libc.renameat2(-100, a, -100, b, 2)  # RENAME_EXCHANGE
-EOF
-
 # A shell named by path, flipped with a link to a directory that has a bin/
 # (the key's directory here, as ~/.cargo would be): resolved once, checked.
 mkdir -p "$HOME/.ssh/bin"
 "$MOAT" wrap "$PROJ/.shell" /bin/cat >/dev/null 2>&1
 ln -sfn "$HOME/.ssh" "$PROJ/.shell-link"
 swap_start "$PROJ/.shell" "$PROJ/.shell-link"
-leaks=$(race_leaks 60 "$MOAT" run ./.shell -- cat "$KEY")
+read -r leaks started < <(race_leaks 60 "$MOAT" run ./.shell -- cat "$KEY")
 swap_stop
 [ "$leaks" -eq 0 ] && ok "a shell path flipped with a link while runs start never opens ~/.ssh" ||
 	not_ok "a shell path flipped with a link while runs start never opens ~/.ssh ($leaks of 60 read the key)"
@@ -343,7 +331,7 @@ ln -sfn "$HOME/.ssh" "$HOME/.cache/w/link"
 printf '.{ .allow = .{ .{ .bin = "python3", .paths = .{ "~/.cache/w" }, .write = true }, .{ .bin = "cat", .paths = .{ "~/.cache/w/data" } } } }\n' >"$CFG"
 "$MOAT" wrap "$HOME/tools" /bin/cat >/dev/null 2>&1
 swap_start "$HOME/.cache/w/data" "$HOME/.cache/w/link"
-leaks=$(race_leaks 60 env MOAT_ROOT="$PROJ" "$HOME/tools/bin/cat" "$HOME/.cache/w/data/id_rsa")
+read -r leaks started < <(race_leaks 60 env MOAT_ROOT="$PROJ" "$HOME/tools/bin/cat" "$HOME/.cache/w/data/id_rsa")
 swap_stop
 [ "$leaks" -eq 0 ] && ok "a grant below another tool's write grant, flipped while a wrapped tool starts, never opens ~/.ssh" ||
 	not_ok "a grant below another tool's write grant, flipped while a wrapped tool starts, never opens ~/.ssh ($leaks of 60)"

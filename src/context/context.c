@@ -97,8 +97,12 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 		char target[PATH_MAX];
 		ssize_t len = readlink(cand, target, sizeof(target) - 1);
 		free(cand);
-		if (len <= 0)
-			continue;
+		if (len <= 0) { /* gone since lstat: not there, never skipped over */
+			int e = len == 0 ? ENOENT : errno;
+			free(c), free(todo), free(resolved);
+			errno = e;
+			return 0;
+		}
 		target[len] = '\0';
 		char *next = xasprintf("%s/%s", target, rest);
 		free(todo);

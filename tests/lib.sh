@@ -104,6 +104,11 @@ expect_no_out() {
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
+# have_i386_gate: can this machine make i386 system calls (int $0x80)? Some
+# hypervisors fault on the gate although the kernel has IA32 emulation; then
+# the i386 attacks are impossible here and their tests are not run.
+have_i386_gate() { "$HELPERS/i386_gate" >/dev/null 2>&1; }
+
 done_testing() {
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]

@@ -52,7 +52,7 @@ if [ -x "$SHELLDIR/bin/sh" ]; then
 		mkdir -p "$PROJ/sub"
 		printf 'all: a b\na b:\n\t@echo sub-$@ $(findstring jobserver,$(MAKEFLAGS))\n' >"$PROJ/sub/Makefile"
 		printf 'all:\n\t+@env MOAT_ROOT=%s %s -s -C sub\n' "$PROJ" "$SHELLDIR/bin/make" >"$PROJ/Makefile"
-		run make -s -j2
+		run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j2
 		expect_out "moat-wrapper: a wrapped sub-make shares the caller's jobserver" '^sub-b jobserver$'
 		expect_no_out "with no jobserver warning" 'jobserver unavailable|warning'
 	else

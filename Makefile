@@ -36,13 +36,13 @@ ALL_LDFLAGS := -pie $(LDHARDEN_$(UNAME_S)) $(if $(SANITIZE),-fsanitize=$(SANITIZ
 SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/seccomp.c src/sandbox/caps.c \
 	src/sandbox/namespaces.c
 SANDBOX_Darwin := src/sandbox/seatbelt.c
-SANDBOX_SRC := $(wildcard $(SANDBOX_$(UNAME_S)) src/sandbox/sbpl.c src/sandbox/common.c)
+SANDBOX_SRC := $(SANDBOX_$(UNAME_S)) src/sandbox/sbpl.c
 PLATFORM_Linux := src/base/platform_linux.c
 PLATFORM_Darwin := src/base/platform_darwin.c
 
 LIB_SRC := $(PLATFORM_$(UNAME_S)) $(filter-out src/base/platform_%.c,$(wildcard src/base/*.c)) \
 	$(wildcard src/config/*.c src/profile/*.c src/context/*.c \
-	src/shells/*.c src/approvals/*.c src/trace/*.c) $(SANDBOX_SRC)
+	src/shells/*.c src/approvals/*.c src/trace/*.c src/launch/*.c) $(SANDBOX_SRC)
 CLI_SRC := $(wildcard src/cli/*.c)
 WRAPPER_SRC := $(wildcard src/wrapper/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

@@ -111,3 +111,33 @@ char *path_normalize(const char *path)
 		sb_addc(&out, '/');
 	return sb_detach(&out);
 }
+
+const char *path_home_refusal(const char *path, const char *home)
+{
+	if (!path_is_under(home, path))
+		return NULL;
+	return path_is_under(path, home) ? "it is your home directory" : "it contains your home directory";
+}
+
+char **path_list_split(const char *list, size_t *n)
+{
+	size_t count = 1;
+	for (const char *c = list; *c; c++)
+		count += *c == ':';
+	char **v = xcalloc(count + 1, sizeof(char *));
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strcspn(list, ":");
+		v[i] = xstrndup(list, len);
+		list += len + (list[len] == ':');
+	}
+	if (n)
+		*n = count;
+	return v;
+}
+
+void path_list_free(char **entries)
+{
+	for (char **e = entries; e && *e; e++)
+		free(*e);
+	free(entries);
+}

@@ -4,6 +4,7 @@
 #define MOAT_BASE_PATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* True when path is dir itself or lies beneath it ("/a/bc" is not under "/a/b"). */
 bool path_is_under(const char *path, const char *dir);
@@ -31,5 +32,16 @@ char *path_contract_tilde(const char *path, const char *home);
 /* Remove "." components, repeated and trailing slashes of an absolute path
  * (".." is left alone: it is refused, not interpreted). Caller frees. */
 char *path_normalize(const char *path);
+
+/* Why path may not be a sandbox root or grant because of home: "it is your
+ * home directory", "it contains your home directory", or NULL. Such a path
+ * would undo the profile: everything home is meant to withhold. */
+const char *path_home_refusal(const char *path, const char *home);
+
+/* Split a colon-separated list (PATH, MOAT_SHELLS_PATH, MOAT_JAILBREAK)
+ * into its entries, empty ones kept as "". NULL-terminated; *n entries (n
+ * may be NULL). Free with path_list_free. */
+char **path_list_split(const char *list, size_t *n);
+void path_list_free(char **entries);
 
 #endif

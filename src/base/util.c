@@ -134,6 +134,13 @@ void warning_print(const char *prog, const char *text)
 	print_lines(prefix, text);
 }
 
+void note_print(const char *prog, const char *text)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "%s: ", prog);
+	print_lines(prefix, text);
+}
+
 bool fmt_fits(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;

@@ -37,6 +37,16 @@ static inline void *steal_ptr(void *pp)
 	return v;
 }
 
+/* Exit statuses, as env(1), timeout(1) and docker use them: 0 ok, 1 failure,
+ * 2 usage; moat's own failure before the tool ran 125, a tool that cannot
+ * run 126, one that is not found 127. A tool's own status passes through. */
+enum exit_status {
+	EXIT_USAGE = 2,
+	EXIT_MOAT_FAILED = 125,
+	EXIT_CANNOT_RUN = 126,
+	EXIT_NOT_FOUND = 127,
+};
+
 /* A module's failure: a message in git's style (lowercase, no full stop)
  * and an optional hint saying how out. Only cli/ and wrapper/ print it. */
 struct error {
@@ -61,6 +71,9 @@ void error_print(const char *prog, const struct error *err);
  * sandboxed code may have chosen, and a raw escape sequence would be the
  * terminal's to act on. */
 void warning_print(const char *prog, const char *text);
+
+/* Each line of text as "prog: LINE", made visible the same way. */
+void note_print(const char *prog, const char *text);
 
 /* snprintf that reports truncation as failure instead of hiding it. */
 bool fmt_fits(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -9,14 +9,6 @@
 
 #define MOAT_VERSION "0.1.0"
 
-/* Exit statuses, as env(1), timeout(1) and docker use them. */
-enum {
-	EXIT_USAGE = 2,
-	EXIT_MOAT_FAILED = 125, /* moat's own failure before the command ran */
-	EXIT_CANNOT_RUN = 126,
-	EXIT_NOT_FOUND = 127,
-};
-
 struct global_opts {
 	bool verbose;
 };
@@ -56,6 +48,12 @@ int cmd_check(int argc, char **argv, const struct global_opts *g);
 int cmd_update(int argc, char **argv, const struct global_opts *g);
 int cmd_approvals(int argc, char **argv, const struct global_opts *g);
 int cmd_unapprove(int argc, char **argv, const struct global_opts *g);
+
+struct launch;
+/* Print what planning a launch found: warnings always, the informational
+ * lines ("using shells ...") and, with -v, how things were resolved. Also
+ * makes the plan print warnings that arise later, in launch_enter. */
+void cli_print_plan(struct launch *l, const struct global_opts *g);
 
 /* Route the nix code's progress, warnings and (with -v) nix's own output to
  * stderr; dry_run makes shell resolution evaluate without building. */

@@ -8,6 +8,7 @@
 #include "cli/settings_edit.h"
 #include "config/config.h"
 #include "context/settings.h"
+#include "profile/profile.h"
 #include "shells/shells.h"
 
 struct grant_args {
@@ -35,8 +36,9 @@ static int parse_grant(const char *bin, const char *path, const char *home, stru
 		return -1;
 	}
 	cleanup_free char *norm = path_normalize(expanded);
-	if (path_is_under(home, norm)) {
-		error_set(err, "refusing to grant '%s': it is your home directory or contains it", path);
+	why = profile_grant_refusal(norm, home);
+	if (why) {
+		error_set(err, "refusing to grant '%s': %s", path, why);
 		error_hint(err, "that would undo the sandbox; grant the directory a tool needs, e.g. ~/.cargo");
 		return -1;
 	}

@@ -9,10 +9,11 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "cli/cli.h"
-#include "cli/session.h"
+#include "launch/launch.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
 #include "context/settings.h"
+#include "profile/profile.h"
 #include "shells/nix.h"
 #include "shells/shells.h"
 
@@ -71,7 +72,7 @@ static bool covers(const struct config_allow *b, const char *q, const struct con
 	cleanup_free char *pn = path_normalize(pe);
 	cleanup_free char *qn = path_normalize(qe);
 	/* A refused grant (home or above) covers nothing: it is never applied. */
-	return !path_is_under(home, qn) && path_is_under(pn, qn);
+	return !path_home_refusal(qn, home) && path_is_under(pn, qn);
 }
 
 static void check_grant_path(struct checker *c, const struct config *cfg, size_t ri, size_t pi)
@@ -85,9 +86,9 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 		return;
 	}
 	cleanup_free char *norm = path_normalize(expanded);
-	if (path_is_under(c->home, norm)) {
-		finding(c, r->line, r->col, "grant of '%s' to %s is refused: it is your home directory "
-					    "or contains it", p, r->bin);
+	why = profile_grant_refusal(norm, c->home);
+	if (why) {
+		finding(c, r->line, r->col, "grant of '%s' to %s is refused: %s", p, r->bin, why);
 		return;
 	}
 	cleanup_free char *canon = NULL;
@@ -118,7 +119,7 @@ static void check_shell(struct checker *c, int line, int col, const char *name)
 {
 	cleanup_free char *dir = NULL;
 	struct error err = {0};
-	if (shell_find(name, context_resolve_shell, c->areas, &dir, &err) < 0)
+	if (shell_find(name, c->home, context_resolve_shell, c->areas, &dir, &err) < 0)
 		finding(c, line, col, "shell '%s' cannot be resolved: %s", name, err.msg);
 	else
 		cli_verbose(c->g, "shell %s: %s", name, dir);
@@ -145,7 +146,7 @@ static void check_config(struct checker *c, const struct config *cfg)
 	const char *path = getenv("PATH");
 	for (size_t i = 0; i < cfg->njailbreak; i++) {
 		struct error err = {0};
-		cleanup_free char *exe = session_resolve_command(cfg->jailbreak[i], path ? path : "", &err);
+		cleanup_free char *exe = launch_find_command(cfg->jailbreak[i], path ? path : "", &err);
 		if (!exe)
 			finding(c, 1, 1, "jailbreak '%s' is not found on PATH and would be skipped",
 				cfg->jailbreak[i]);

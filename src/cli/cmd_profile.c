@@ -5,10 +5,11 @@
 #include <sys/stat.h>
 
 #include "base/strbuf.h"
-#include "cli/session.h"
+#include "cli/cli.h"
+#include "launch/launch.h"
 #include "sandbox/sbpl.h"
 
-static void print_rules(const struct session *s)
+static void print_rules(const struct launch *s)
 {
 	const struct profile *p = &s->profile;
 	for (size_t i = 0; i < p->nrules; i++) {
@@ -50,7 +51,7 @@ static void print_rules(const struct session *s)
 
 /* What macOS would enforce for this context: the same facts rendered by the
  * SBPL backend, so one config means the same thing on both systems. */
-static int print_sbpl(const struct session *s, struct error *err)
+static int print_sbpl(const struct launch *s, struct error *err)
 {
 	struct profile mac;
 	if (context_build_profile(&s->ctx, PLATFORM_MACOS, &mac, err) < 0)
@@ -78,10 +79,12 @@ int cmd_profile(int argc, char **argv, const struct global_opts *g)
 	if (strcmp(format, "rules") != 0 && strcmp(format, "sbpl") != 0)
 		return cli_usage_error(self, "unknown format '%s' (want rules or sbpl)", format);
 	struct error err = {0};
-	struct session s;
-	if (session_open(&s, argv + first, argc - first, g, &err) < 0)
-		return cli_fail(&err, 1);
-	int rc = strcmp(format, "sbpl") == 0 ? print_sbpl(&s, &err) : (print_rules(&s), 0);
-	session_close(&s);
+	struct launch s;
+	int rc = launch_plan_session(&s, argv + first, (size_t)(argc - first), &err);
+	if (rc == 0) {
+		cli_print_plan(&s, g);
+		rc = strcmp(format, "sbpl") == 0 ? print_sbpl(&s, &err) : (print_rules(&s), 0);
+	}
+	launch_free(&s);
 	return rc < 0 ? cli_fail(&err, 1) : 0;
 }

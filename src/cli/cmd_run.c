@@ -7,11 +7,12 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cli/session.h"
+#include "cli/cli.h"
+#include "launch/launch.h"
 #include "trace/trace.h"
 
 struct traced {
-	struct session *s;
+	struct launch *l;
 	char **cmd;
 };
 
@@ -20,7 +21,7 @@ static int exec_traced(void *arg)
 {
 	struct traced *t = arg;
 	struct error err = {0};
-	int status = session_exec(t->s, t->cmd, &err);
+	int status = launch_enter(t->l, t->cmd, &err);
 	/* The report says what to grant, and never a grant moat allow refuses. */
 	err.hint[0] = '\0';
 	return cli_fail(&err, status);
@@ -33,9 +34,9 @@ static void say_lingering(void *arg)
 			"(^C stops them)\n");
 }
 
-static int run_traced(struct session *s, char **cmd, struct error *err)
+static int run_traced(struct launch *l, char **cmd, struct error *err)
 {
-	struct traced t = {s, cmd};
+	struct traced t = {l, cmd};
 	struct trace_opts o = {
 		.child = exec_traced, .arg = &t, .name = cmd[0], .lingering = say_lingering};
 	struct trace_log log = {0};
@@ -45,7 +46,7 @@ static int run_traced(struct session *s, char **cmd, struct error *err)
 		return EXIT_MOAT_FAILED;
 	}
 	struct strbuf report = STRBUF_INIT;
-	trace_report(&log, &s->profile, s->ctx.home, &report);
+	trace_report(&log, &l->profile, l->ctx.home, &report);
 	/* The report must not cost the command's status on a closed stderr. */
 	signal(SIGPIPE, SIG_IGN);
 	fputs(report.buf, stderr);
@@ -75,11 +76,16 @@ int cmd_run(int argc, char **argv, const struct global_opts *g)
 		return cli_usage_error(self, "no command after '--'");
 
 	struct error err = {0};
-	struct session s;
-	if (session_open(&s, argv + 1, nshells, g, &err) < 0)
-		return cli_fail(&err, EXIT_MOAT_FAILED);
-	int status = trace ? run_traced(&s, argv + dashes + 1, &err)
-			   : session_exec(&s, argv + dashes + 1, &err);
-	session_close(&s);
+	struct launch l;
+	char **cmd = argv + dashes + 1;
+	int status = EXIT_MOAT_FAILED;
+	if (launch_plan_session(&l, argv + 1, (size_t)nshells, &err) == 0) {
+		cli_print_plan(&l, g);
+		if (launch_set_command(&l, cmd[0], &err) < 0)
+			status = err.status;
+		else
+			status = trace ? run_traced(&l, cmd, &err) : launch_enter(&l, cmd, &err);
+	}
+	launch_free(&l);
 	return err.msg[0] ? cli_fail(&err, status) : status;
 }

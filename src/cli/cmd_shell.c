@@ -2,7 +2,8 @@
 #include <string.h>
 
 #include "base/path.h"
-#include "cli/session.h"
+#include "cli/cli.h"
+#include "launch/launch.h"
 
 /* The user's rc files are outside the sandbox and unreadable there, so each
  * shell is started without them (no "Permission denied" noise) and with a
@@ -34,14 +35,16 @@ int cmd_shell(int argc, char **argv, const struct global_opts *g)
 		if (argv[i][0] == '-')
 			return cli_usage_error(cli_command("shell"), "unknown option '%s'", argv[i]);
 	struct error err = {0};
-	struct session s;
-	if (session_open(&s, argv + 1, argc - 1, g, &err) < 0)
-		return cli_fail(&err, EXIT_MOAT_FAILED);
-	const char *shell = getenv("SHELL");
-	char *cmd[4];
-	shell_command(shell && shell[0] == '/' ? shell : "/bin/sh", cmd);
-	s.profile.job_control = true;
-	int status = session_exec(&s, cmd, &err);
-	session_close(&s);
+	struct launch l;
+	int status = EXIT_MOAT_FAILED;
+	if (launch_plan_session(&l, argv + 1, (size_t)argc - 1, &err) == 0) {
+		cli_print_plan(&l, g);
+		const char *shell = getenv("SHELL");
+		char *cmd[4];
+		shell_command(shell && shell[0] == '/' ? shell : "/bin/sh", cmd);
+		l.profile.job_control = true;
+		status = launch_set_command(&l, cmd[0], &err) < 0 ? err.status : launch_enter(&l, cmd, &err);
+	}
+	launch_free(&l);
 	return cli_fail(&err, status);
 }

@@ -51,18 +51,16 @@ static char *find_binary(const char *bin, const char *wrapper, struct error *err
 			return NULL;
 	} else {
 		const char *path = getenv("PATH");
-		cleanup_free char *copy = xstrdup(path ? path : "");
-		for (char *dir = copy, *colon; dir && !found; dir = colon ? colon + 1 : NULL) {
-			colon = strchr(dir, ':');
-			if (colon)
-				*colon = '\0';
-			if (dir[0] != '/' || is_shell_bin(dir))
+		char **dirs = path_list_split(path ? path : "", NULL);
+		for (char **dir = dirs; *dir && !found; dir++) {
+			if ((*dir)[0] != '/' || is_shell_bin(*dir))
 				continue;
-			cleanup_free char *cand = path_join(dir, bin);
+			cleanup_free char *cand = path_join(*dir, bin);
 			struct stat st;
 			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
 				found = steal_ptr(&cand);
 		}
+		path_list_free(dirs);
 		if (!found) {
 			error_set(err, "cannot find '%s' on PATH", bin);
 			return NULL;
@@ -276,7 +274,7 @@ static int parse_wrap_args(int argc, char **argv, struct wrap_args *a)
 	return 0;
 }
 
-static char *shell_dir_for(const char *name, struct error *err)
+static char *shell_dir_for(const char *name, const char *home, struct error *err)
 {
 	if (strchr(name, '/'))
 		return fs_absolute(name, err);
@@ -285,10 +283,8 @@ static char *shell_dir_for(const char *name, struct error *err)
 		error_set(err, "bad shell name '%s': %s", name, why);
 		return NULL;
 	}
-	cleanup_free char *search = shells_search_path();
-	char *colon = strchr(search, ':');
-	if (colon)
-		*colon = '\0';
+	cleanup_free char *search = shells_search_path(home);
+	search[strcspn(search, ":")] = '\0'; /* the first directory */
 	if (search[0] != '/') {
 		error_set(err, "cannot make shell '%s' in '%s': not an absolute path", name, search);
 		error_hint(err, "MOAT_SHELLS_PATH lists absolute directories (moat run skips others)");
@@ -328,7 +324,8 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 	for (int i = 0; i < a->nbins; i++)
 		if (!(reals[i] = find_binary(a->bins[i], wrapper, err)))
 			return -1;
-	cleanup_free char *shell = shell_dir_for(a->name, err);
+	cleanup_free char *home = settings_home(err);
+	cleanup_free char *shell = home ? shell_dir_for(a->name, home, err) : NULL;
 	if (!shell)
 		return -1;
 	struct shell_dirs d = {.shell = -1, .bin = -1, .share = -1, .moat = -1};

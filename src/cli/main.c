@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "launch/launch.h"
 
 /* Help text per command lives in docs/moat.1 too; keep them in step. */
 const struct command commands[] = {
@@ -98,6 +99,20 @@ void cli_verbose(const struct global_opts *g, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static void print_warnings(const char *lines)
+{
+	warning_print("moat", lines);
+}
+
+void cli_print_plan(struct launch *l, const struct global_opts *g)
+{
+	if (g->verbose)
+		note_print("moat", sb_str(&l->notes));
+	note_print("moat", sb_str(&l->info));
+	print_warnings(sb_str(&l->warnings));
+	l->print_warnings = print_warnings;
 }
 
 int main(int argc, char **argv)

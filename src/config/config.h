@@ -1,6 +1,6 @@
 /* config.zon: its schema, the questions the rest of moat asks of it, and
  * edits that keep the user's bytes. Pure: buffers in, structs and buffers out;
- * no I/O (load.c is the one exception, and it only reads). */
+ * no I/O: context/settings.c reads the file. */
 #ifndef MOAT_CONFIG_CONFIG_H
 #define MOAT_CONFIG_CONFIG_H
 
@@ -68,12 +68,6 @@ int config_from_tree(const struct zon_node *root, const char *filename, struct c
                      struct error *err);
 
 void config_free(struct config *cfg);
-
-/* Read path and parse it. A missing file is an empty config with an empty
- * buffer. The file's bytes are handed back (NUL-terminated, caller frees)
- * when buf_out is not NULL, so that an edit works on exactly what was checked. */
-int config_load(const char *path, struct config *out, char **buf_out, size_t *len_out,
-                struct error *err);
 
 /* Whether a and b name the same path once "~" is expanded against home
  * (NULL: no expansion) and both are normalized: "~/x" is "/home/you/x/". */

@@ -18,23 +18,6 @@ static const char *const etc_needed[] = {
 	"/etc/pki/tls/certs/ca-bundle.crt",
 };
 
-int context_exec_error(struct error *err, const char *exe, const char *name, const char *root,
-		       const char *home, int e)
-{
-	error_set(err, "cannot run '%s': %s", exe, strerror(e));
-	cleanup_free char *canon = realpath(exe, NULL);
-	struct stat st;
-	if (e == EACCES && stat(exe, &st) == 0 && S_ISREG(st.st_mode) && access(exe, X_OK) == 0 &&
-	    canon && !path_is_under(canon, root)) {
-		/* Grant the directory, unless that would be home or above it. */
-		cleanup_free char *dir = path_dirname(canon);
-		const char *what = path_is_under(home, dir) ? canon : dir;
-		error_hint(err, "the sandbox does not allow running it; to grant it:  moat allow %s %s --exec",
-			   name, what);
-	}
-	return e == ENOENT ? 127 : 126;
-}
-
 /* The writable area strictly containing path, or NULL. */
 static const char *area_around(const char *path, const char *const *areas, size_t n)
 {
@@ -88,7 +71,7 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 			error_set(err, "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
 				       "code can write", what, path, cand, area);
 			error_hint(err, "name the real directory, or remove the link if you did not make it");
-			err->status = 125;
+			err->status = EXIT_MOAT_FAILED;
 			free(cand), free(c), free(todo), free(resolved);
 			return -1;
 		}
@@ -124,7 +107,7 @@ const char *context_real_home(struct error *err)
 	if (!home || home[0] != '/') {
 		error_set(err, "HOME is %s", home ? "not an absolute path" : "not set");
 		error_hint(err, "moat needs the real HOME to keep it out of the sandbox; set HOME");
-		err->status = 125;
+		err->status = EXIT_MOAT_FAILED;
 		return NULL;
 	}
 	return home;
@@ -240,42 +223,6 @@ int context_build_profile(const struct context *c, enum platform platform, struc
 		.nsockets = c->nsockets,
 	};
 	return profile_build(&in, out, err);
-}
-
-void context_apply_env(const struct profile *p)
-{
-	for (size_t i = 0; i < p->nenv; i++) {
-		if (p->env[i].value)
-			setenv(p->env[i].name, p->env[i].value, 1);
-		else
-			unsetenv(p->env[i].name);
-	}
-}
-
-int context_make_tmpdir(const char *root, struct error *err)
-{
-	cleanup_close int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return error_set(err, "cannot open '%s': %s", root, strerror(errno));
-	if (mkdirat(rootfd, ".moat", 0755) < 0 && errno != EEXIST)
-		return error_set(err, "cannot create '%s/.moat': %s", root, strerror(errno));
-	cleanup_close int moatfd = openat(rootfd, ".moat", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (moatfd < 0)
-		return error_set(err, "cannot open '%s/.moat': %s", root, strerror(errno));
-	if (mkdirat(moatfd, "tmp", 0700) < 0 && errno != EEXIST)
-		return error_set(err, "cannot create '%s/.moat/tmp': %s", root, strerror(errno));
-	int fd = openat(moatfd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		/* "*" ignores the directory's contents and the .gitignore itself. */
-		if (write(fd, "*\n", 2) != 2) {
-			close(fd);
-			return error_set(err, "cannot write '%s/.moat/.gitignore'", root);
-		}
-		close(fd);
-	} else if (errno != EEXIST) {
-		return error_set(err, "cannot create '%s/.moat/.gitignore': %s", root, strerror(errno));
-	}
-	return 0;
 }
 
 char *context_canonical_prefix(const char *path, struct error *err)

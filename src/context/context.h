@@ -42,24 +42,9 @@ void context_free(struct context *c);
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
 			  struct error *err);
 
-/* Apply a profile's environment changes to this process's environment. */
-void context_apply_env(const struct profile *p);
-
-/* Create $root/.moat/tmp and $root/.moat/.gitignore ("*"). Called after the
- * sandbox is applied, so a symlink planted by sandboxed code at .moat cannot
- * steer these writes outside the root; never follows symlinks anyway. */
-int context_make_tmpdir(const char *root, struct error *err);
-
 /* The canonical form of a path that may not exist yet: its deepest existing
  * ancestor resolved, the rest appended. Caller frees; NULL + err if relative. */
 char *context_canonical_prefix(const char *path, struct error *err);
-
-/* Explain why exec of exe (as name) failed with errno e, with a hint to
- * grant it only when the sandbox refused it: it is executable by its
- * permissions (access() is not judged by Landlock) and outside the root.
- * Returns the exit status: 127 not found, 126 cannot run. */
-int context_exec_error(struct error *err, const char *exe, const char *name, const char *root,
-		       const char *home, int e);
 
 /* Resolve path (absolute) to the canonical form the sandbox will use, as
  * realpath would, but refuse a symlink that lies inside one of the writable
@@ -72,7 +57,7 @@ int context_exec_error(struct error *err, const char *exe, const char *name, con
  * resolution for a link to be swapped into (the Landlock backend opens it
  * refusing symlinks below an area). *canon is NULL when path does not exist
  * (errno says why, as realpath's would).
- * Returns 0, or -1 with err (status 125). */
+ * Returns 0, or -1 with err (status EXIT_MOAT_FAILED). */
 int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
 			      char **canon, struct error *err);
 

@@ -1,17 +1,47 @@
 #include "context/settings.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/fs.h"
 #include "base/path.h"
+#include "base/xdg.h"
 
 char *settings_path(const char *home)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	if (xdg && xdg[0] == '/')
-		return path_join(xdg, "moat/config.zon");
-	return path_join(home, ".config/moat/config.zon");
+	cleanup_free char *dir = xdg_moat_dir(XDG_CONFIG, home);
+	return path_join(dir, "config.zon");
+}
+
+int settings_read(const char *path, struct config *out, char **buf_out, size_t *len_out,
+		  struct error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	memset(out, 0, sizeof(*out));
+	/* One byte over the limit, so the parser reports the size with the
+	 * position format every other config error has. */
+	if (fs_read_file(path, ZON_MAX_SIZE + 1, &buf, &len, err) < 0) {
+		if (errno == EFBIG)
+			return error_set(err, "%s:1:1: file is larger than %d bytes", path,
+			                 ZON_MAX_SIZE);
+		if (errno != ENOENT)
+			return -1;
+		error_clear(err);
+		buf = xstrdup("");
+		len = 0;
+	}
+	int rc = config_parse(buf, len, path, out, err);
+	if (rc == 0 && buf_out) {
+		*buf_out = buf;
+		if (len_out)
+			*len_out = len;
+	} else {
+		free(buf);
+	}
+	return rc;
 }
 
 int settings_load(const char *home, const char *root, struct config *cfg, struct error *err)
@@ -29,11 +59,11 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 			error_set(err, "refusing to use '%s': it is inside the sandbox root '%s'", path, root);
 			error_hint(err, "sandboxed code could rewrite its own grants there; keep config.zon "
 					"outside the project (XDG_CONFIG_HOME)");
-			err->status = 125;
+			err->status = EXIT_MOAT_FAILED;
 			return -1;
 		}
 	}
-	return config_load(path, cfg, NULL, NULL, err);
+	return settings_read(path, cfg, NULL, NULL, err);
 }
 
 char **context_writable_areas(const char *root, const char *home, const struct config *cfg,
@@ -87,7 +117,7 @@ int context_add_config_sockets(struct context *c, const struct config *cfg, stru
 		if (why) {
 			cleanup_free char *file = settings_path(c->home);
 			error_set(err, "%s: refusing socket '%s': %s", file, cfg->sockets[i], why);
-			err->status = 125;
+			err->status = EXIT_MOAT_FAILED;
 			return -1;
 		}
 		char *canon = realpath(path, NULL);
@@ -114,7 +144,7 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			error_set(err, "%s:%d:%d: refusing to grant '%s' to %s: %s", file, grants[i].rule->line,
 				  grants[i].rule->col, grants[i].path, grants[i].bin, why);
 			error_hint(err, "fix the path in config.zon; 'moat check' lists every problem");
-			err->status = 125;
+			err->status = EXIT_MOAT_FAILED;
 			rc = -1;
 		} else if (context_resolve_unplanted(grants[i].path, (const char *const *)areas, nareas,
 						     "to grant", &canon, err) < 0) {

@@ -12,6 +12,12 @@
  * real HOME. Caller frees. */
 char *settings_path(const char *home);
 
+/* Read path and parse it. A missing file is an empty config with an empty
+ * buffer. The file's bytes are handed back (NUL-terminated, caller frees)
+ * when buf_out is not NULL, so that an edit works on exactly what was checked. */
+int settings_read(const char *path, struct config *out, char **buf_out, size_t *len_out,
+		  struct error *err);
+
 /* Load config.zon (a missing file is an empty config). A file that fails to
  * parse is an error. So is one under the sandbox root (root may be NULL),
  * where sandboxed code could rewrite its own grants. */

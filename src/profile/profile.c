@@ -95,12 +95,18 @@ void profile_set_env(struct profile *p, const char *name, const char *value)
 	p->env[p->nenv++] = (struct env_change){xstrdup(name), value ? xstrdup(value) : NULL};
 }
 
+const char *profile_grant_refusal(const char *path, const char *home)
+{
+	const char *why = path_refusal(path);
+	return why ? why : path_home_refusal(path, home);
+}
+
 int profile_refuse_root(const char *root, const char *home, struct error *err)
 {
-	if (!path_is_under(home, root))
+	const char *why = path_home_refusal(root, home);
+	if (!why)
 		return 0;
-	error_set(err, "refusing to use '%s' as the sandbox root: it %s your home directory", root,
-		  strcmp(root, home) == 0 ? "is" : "contains");
+	error_set(err, "refusing to use '%s' as the sandbox root: %s", root, why);
 	error_hint(err, "a root containing home would grant access to everything home is meant to "
 			"withhold; cd into a project directory");
 	return -1;
@@ -110,12 +116,9 @@ static int add_grants(struct profile *p, const struct profile_input *in, struct 
 {
 	for (size_t i = 0; i < in->ngrants; i++) {
 		const struct grant *g = &in->grants[i];
-		const char *why = path_refusal(g->path);
+		const char *why = profile_grant_refusal(g->path, in->home);
 		if (why)
 			return error_set(err, "refusing to grant '%s': %s", g->path, why);
-		if (path_is_under(in->home, g->path))
-			return error_set(err, "refusing to grant '%s': it is your home directory or contains it",
-					 g->path);
 		profile_add_rule(p, g->path, g->access, ORIGIN_GRANT, g->bin);
 	}
 	return 0;
@@ -143,9 +146,7 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 	for (size_t i = 0; i < in->nshell_dirs + (in->wrapper != NULL); i++) {
 		const char *path = i < in->nshell_dirs ? in->shell_dirs[i] : in->wrapper;
 		/* A newline here would also split `moat profile`'s listing. */
-		const char *why = path_refusal(path);
-		if (!why && path_is_under(in->home, path))
-			why = "it is your home directory or contains it";
+		const char *why = profile_grant_refusal(path, in->home);
 		if (why) {
 			error_set(err, "cannot use '%s' in the sandbox: %s", path, why);
 			profile_free(out);

@@ -134,6 +134,11 @@ const char *origin_name(enum rule_origin origin);
  * rule already lies in /dev/shm: the new tmpfs would hide it. */
 void profile_add_private_ipc(struct profile *p);
 
+/* Why path cannot be granted (or hold a shell) in a sandbox for a user
+ * whose real home is home, or NULL when it can: path_refusal()'s reasons,
+ * and home or an ancestor of it, which would undo the profile. */
+const char *profile_grant_refusal(const char *path, const char *home);
+
 /* The refusal message for a root that would contain HOME. */
 int profile_refuse_root(const char *root, const char *home, struct error *err);
 

@@ -29,6 +29,8 @@
 	 LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER | LL_FS_TRUNCATE |         \
 	 LL_FS_RESOLVE_UNIX)
 
+const enum platform sandbox_platform = PLATFORM_LINUX;
+
 uint64_t landlock_fs_rights_for_abi(int abi)
 {
 	uint64_t r = (LL_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0..12 */
@@ -75,7 +77,7 @@ int sandbox_probe(struct sandbox_support *s, struct error *err)
 		error_hint(err, "moat needs Linux 5.13 or newer with Landlock enabled, e.g. boot with "
 				"lsm=landlock,... or CONFIG_LSM including landlock");
 		error_hint(err, "moat never runs a tool unconfined");
-		err->status = 125;
+		err->status = EXIT_MOAT_FAILED;
 		return -1;
 	}
 	struct strbuf missing = STRBUF_INIT;

@@ -2,22 +2,21 @@
 #include <errno.h>
 #include <string.h>
 
+#include "base/envvars.h"
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/strbuf.h"
+#include "base/xdg.h"
 #include "shells/nix.h"
 #include "shells/shells.h"
 
-char *shells_search_path(void)
+char *shells_search_path(const char *home)
 {
-	const char *env = getenv("MOAT_SHELLS_PATH");
+	const char *env = getenv(ENV_SHELLS_PATH);
 	if (env && *env)
 		return xstrdup(env);
-	const char *data = getenv("XDG_DATA_HOME");
-	if (data && data[0] == '/')
-		return path_join(data, "moat/shells");
-	const char *home = getenv("HOME");
-	return path_join(home && *home ? home : "/nonexistent", ".local/share/moat/shells");
+	cleanup_free char *data = xdg_moat_dir(XDG_DATA, home);
+	return path_join(data, "shells");
 }
 
 static int check_shell_dir(const char *dir, struct error *err)
@@ -45,7 +44,8 @@ static int resolve_realpath(const char *path, char **canon, void *arg, struct er
 	return 0;
 }
 
-int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **dir, struct error *err)
+int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, void *arg, char **dir,
+	       struct error *err)
 {
 	/* FLAKE#ATTR names its flake; the flake may well contain a slash. */
 	if (strchr(name, '#'))
@@ -67,28 +67,28 @@ int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **di
 	const char *why = tool_name_refusal(name);
 	if (why)
 		return error_set(err, "bad shell name '%s': %s", name, why);
-	cleanup_free char *search = shells_search_path();
-	for (char *p = search, *colon; p; p = colon ? colon + 1 : NULL) {
-		colon = strchr(p, ':');
-		if (colon)
-			*colon = '\0';
-		if (p[0] != '/') /* relative to wherever moat happens to run: never */
+	cleanup_free char *search = shells_search_path(home);
+	char **dirs = path_list_split(search, NULL);
+	int rc = 1; /* not found yet */
+	for (char **d = dirs; *d && rc > 0; d++) {
+		if ((*d)[0] != '/') /* relative to wherever moat happens to run: never */
 			continue;
-		cleanup_free char *cand = path_join(p, name);
+		cleanup_free char *cand = path_join(*d, name);
 		cleanup_free char *canon = NULL;
-		if (resolve(cand, &canon, arg, err) < 0)
-			return -1;
-		if (!canon)
-			continue;
-		if (check_shell_dir(canon, err) < 0)
-			return -1;
-		*dir = steal_ptr(&canon);
-		return 0;
+		if (resolve(cand, &canon, arg, err) < 0 || (canon && check_shell_dir(canon, err) < 0)) {
+			rc = -1;
+		} else if (canon) {
+			*dir = steal_ptr(&canon);
+			rc = 0;
+		}
 	}
+	path_list_free(dirs);
+	if (rc <= 0)
+		return rc;
 	/* Not a local shell: ask the flake. If that fails too, say both. */
 	if (nix_shell_find(name, dir, err) == 0)
 		return 0;
-	cleanup_free char *shown = shells_search_path();
+	cleanup_free char *shown = shells_search_path(home);
 	error_hint(err, "looked for a local shell in %s (MOAT_SHELLS_PATH%s)", shown,
 		   has_relative_entry(shown) ? "; relative entries are skipped" : "");
 	error_hint(err, "make a local one with: moat wrap %s /path/to/tool...", name);

@@ -739,7 +739,7 @@ static int resolve_locked(const struct shell_ref *r, const char *pins_path, char
 /* A bare name that is neither a local shell nor in the flake: say both. */
 static int unknown_shell(const char *name, const char *flake, struct error *err)
 {
-	cleanup_free char *search = shells_search_path();
+	cleanup_free char *search = shells_search_path(getenv("HOME"));
 	if (last_failure == FAIL_NO_NIX)
 		error_set(err,
 		          "unknown shell '%s': it is not a local shell, and nix is not installed "

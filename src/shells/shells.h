@@ -49,8 +49,8 @@ void env_changes_free(struct env_change *env, size_t n);
 const char *tool_name_refusal(const char *name);
 
 /* Where local shells live: $MOAT_SHELLS_PATH, else $XDG_DATA_HOME/moat/shells,
- * else ~/.local/share/moat/shells. Caller frees. */
-char *shells_search_path(void);
+ * else ~/.local/share/moat/shells of the real HOME. Caller frees. */
+char *shells_search_path(const char *home);
 
 /* How shell_find turns a local candidate path (absolute) into the canonical
  * directory it will use: 0 with *canon (NULL and errno when nothing is there), or -1
@@ -62,7 +62,8 @@ typedef int shell_resolve_fn(const char *path, char **canon, void *arg, struct e
  * flake, anything else is looked up on shells_search_path()) and check that
  * it has bin/. *dir gets the canonical shell directory, exactly as resolve
  * returned it: never resolved a second time. */
-int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **dir, struct error *err);
+int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, void *arg, char **dir,
+	       struct error *err);
 
 /* Load <shell_dir>/share/moat/manifest. */
 int manifest_load(const char *shell_dir, struct manifest *m, struct error *err);

@@ -1,7 +1,7 @@
 /* moat-wrapper: what every tool in a shell is a symlink to.
  *
- *   argv[0] -> the shell's manifest -> the real binary
- *   -> share/moat/env, MOAT_ENV_* -> profile -> confine -> exec
+ *   argv[0] -> the shell's manifest -> the real binary   (here)
+ *   -> plan -> confirm, confine, environment, exec      (src/launch/)
  *
  * It runs on every tool invocation, so it stays libc-only and does as little
  * as it can: inside a moat session (verified with the kernel, not trusted from
@@ -15,12 +15,8 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
-#include "context/context.h"
-#include "sandbox/sandbox.h"
+#include "launch/launch.h"
 #include "shells/shells.h"
-#include "wrapper/wrapper.h"
-
-extern char **environ;
 
 static const char prog[] = "moat-wrapper";
 
@@ -105,15 +101,15 @@ static int resolve_tool(const char *argv0, struct tool *t, struct error *err)
 			return check_not_wrapper(t, err);
 	} else {
 		const char *path = getenv("PATH");
-		cleanup_free char *copy = xstrdup(path ? path : "");
-		for (char *dir = copy, *colon; dir; dir = colon ? colon + 1 : NULL) {
-			colon = strchr(dir, ':');
-			if (colon)
-				*colon = '\0';
-			cleanup_free char *cand = dir[0] == '/' ? path_join(dir, argv0) : NULL;
-			if (cand && fs_exists(cand) && walk_to_tool(cand, t, err, &have_err))
-				return check_not_wrapper(t, err);
+		char **dirs = path_list_split(path ? path : "", NULL);
+		bool found = false;
+		for (char **dir = dirs; *dir && !found; dir++) {
+			cleanup_free char *cand = (*dir)[0] == '/' ? path_join(*dir, argv0) : NULL;
+			found = cand && fs_exists(cand) && walk_to_tool(cand, t, err, &have_err);
 		}
+		path_list_free(dirs);
+		if (found)
+			return check_not_wrapper(t, err);
 	}
 	if (!have_err) {
 		error_set(err, "cannot find the shell that provides '%s'", argv0);
@@ -129,16 +125,29 @@ static int check_not_wrapper(const struct tool *t, struct error *err)
 	if (stat(t->real, &real) < 0) {
 		int e = errno;
 		error_set(err, "cannot run '%s': '%s': %s", t->name, t->real, strerror(e));
-		err->status = e == ENOENT ? 127 : 126;
+		err->status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 		return -1;
 	}
 	if (t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev && real.st_ino == self.st_ino) {
 		error_set(err, "'%s' in the manifest points back at moat-wrapper", t->name);
 		error_hint(err, "the manifest must name the real binary, e.g. /usr/bin/%s", t->name);
-		err->status = 126;
+		err->status = EXIT_CANNOT_RUN;
 		return -1;
 	}
 	return 0;
+}
+
+static void print_warnings(const char *lines)
+{
+	warning_print(prog, lines);
+}
+
+static void tool_free(struct tool *t)
+{
+	free(t->name);
+	free(t->shell_dir);
+	free(t->real);
+	free(t->self);
 }
 
 int main(int argc, char **argv)
@@ -146,24 +155,26 @@ int main(int argc, char **argv)
 	(void)argc;
 	struct error err = {0};
 	struct tool tool = {0};
+	struct launch l = {0};
+	int status = EXIT_MOAT_FAILED;
 	if (!argv[0] || !argv[0][0]) {
 		error_set(&err, "called without a name (empty argv[0])");
-		return fail(&err, 125);
+		return fail(&err, status);
 	}
 	tool.self = platform_self_exe();
-	if (resolve_tool(argv[0], &tool, &err) < 0)
-		return fail(&err, 125);
-
-	struct invocation inv = {0};
-	if (invocation_read_env(&inv, &err) < 0 || env_collect_overrides(&inv.overrides, &err) < 0 ||
-	    run_sandboxed(&tool, &inv, &err) < 0 || apply_shell_env(&tool, &inv, &err) < 0)
-		return fail(&err, 125);
-	env_apply_overrides(&inv.overrides);
-
-	/* Tools find their own files from argv[0] (gcc its cc1, python its
-	 * venv): point it at the real binary's directory, under the name it was
-	 * invoked by, which multi-call tools (busybox, clang++) dispatch on. */
-	argv[0] = xasprintf("%s/%s", path_dirname(tool.real), path_basename(argv[0]));
-	execv(tool.real, argv);
-	return fail(&err, context_exec_error(&err, tool.real, tool.name, inv.root, inv.home, errno));
+	if (resolve_tool(argv[0], &tool, &err) == 0 && launch_plan_tool(&l, &tool, &err) == 0) {
+		print_warnings(sb_str(&l.warnings));
+		l.print_warnings = print_warnings;
+		/* Tools find their own files from argv[0] (gcc its cc1, python
+		 * its venv): point it at the real binary's directory, under the
+		 * name it was invoked by, which multi-call tools (busybox,
+		 * clang++) dispatch on. */
+		cleanup_free char *dir = path_dirname(tool.real);
+		argv[0] = xasprintf("%s/%s", dir, path_basename(argv[0]));
+		status = launch_enter(&l, argv, &err);
+		free(argv[0]);
+	}
+	launch_free(&l);
+	tool_free(&tool);
+	return fail(&err, status);
 }

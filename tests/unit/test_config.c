@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "config/config.h"
+#include "context/settings.h"
 #include "tap.h"
 
 #define HOME "/home/you"
@@ -322,26 +323,26 @@ static void test_load(void)
 	struct error err = {0};
 	char *buf = NULL;
 	size_t len = 99;
-	CHECK(config_load(path, &cfg, &buf, &len, &err) == 0 && buf && len == 0 && cfg.nallow == 0,
+	CHECK(settings_read(path, &cfg, &buf, &len, &err) == 0 && buf && len == 0 && cfg.nallow == 0,
 	      "a missing file is an empty config with an empty buffer");
 	free(buf);
 	config_free(&cfg);
 
 	const char *text = ".{ .default = .{ \"jq\" } }\n";
 	CHECK(fs_write_atomic(path, text, strlen(text), 0600, &err) == 0, "write a config");
-	CHECK(config_load(path, &cfg, &buf, &len, &err) == 0 && len == strlen(text) &&
+	CHECK(settings_read(path, &cfg, &buf, &len, &err) == 0 && len == strlen(text) &&
 	          !strcmp(buf, text) && cfg.ndefault == 1,
 	      "the file is parsed and its bytes handed back");
 	free(buf);
 	config_free(&cfg);
-	CHECK(config_load(path, &cfg, NULL, NULL, &err) == 0 && cfg.ndefault == 1,
+	CHECK(settings_read(path, &cfg, NULL, NULL, &err) == 0 && cfg.ndefault == 1,
 	      "the bytes are optional");
 	config_free(&cfg);
 
 	text = ".{ .defualt = .{} }";
 	fs_write_atomic(path, text, strlen(text), 0600, &err);
 	char *want = xasprintf("%s:1:4: unknown key '.defualt' in the top-level struct", path);
-	CHECK(config_load(path, &cfg, NULL, NULL, &err) == -1, "an invalid file fails to load");
+	CHECK(settings_read(path, &cfg, NULL, NULL, &err) == -1, "an invalid file fails to load");
 	CHECK_STR(err.msg, want, "with the path in the message");
 	free(want);
 
@@ -351,13 +352,13 @@ static void test_load(void)
 	fs_write_atomic(path, huge, big, 0600, &err);
 	free(huge);
 	want = xasprintf("%s:1:1: file is larger than 1048576 bytes", path);
-	CHECK(config_load(path, &cfg, NULL, NULL, &err) == -1, "a huge file fails to load");
+	CHECK(settings_read(path, &cfg, NULL, NULL, &err) == -1, "a huge file fails to load");
 	CHECK_STR(err.msg, want, "with the usual position format");
 	free(want);
 
 	char *sub = xasprintf("%s/sub", dir);
 	mkdir(sub, 0700);
-	CHECK(config_load(sub, &cfg, NULL, NULL, &err) == -1, "a directory is not a config");
+	CHECK(settings_read(sub, &cfg, NULL, NULL, &err) == -1, "a directory is not a config");
 	rmdir(sub);
 	free(sub);
 	unlink(path);

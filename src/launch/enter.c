@@ -1,0 +1,141 @@
+/* launch_enter: the one order in which moat confines and starts a tool,
+ * for `moat run`, `moat shell` and `moat-wrapper` alike. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "approvals/approvals.h"
+#include "base/envvars.h"
+#include "base/fs.h"
+#include "base/path.h"
+#include "base/platform.h"
+#include "launch/launch.h"
+#include "shells/shells.h"
+
+/* Ask before a listed binary starts, unless approved already. */
+static int confirm(struct launch *l, struct error *err)
+{
+	const char *home_seen = l->overrides.home ? l->overrides.home : l->ctx.home;
+	struct strbuf warnings = STRBUF_INIT;
+	int rc = confirm_start(l->ctx.home, l->name, &l->profile, home_seen, &warnings, err);
+	if (warnings.len && l->print_warnings)
+		l->print_warnings(warnings.buf);
+	sb_release(&warnings);
+	return rc;
+}
+
+/* $root/.moat/tmp and $root/.moat/.gitignore ("*"). Made once the sandbox
+ * is applied, so a symlink planted by sandboxed code at .moat cannot steer
+ * these writes outside the root; never follows symlinks anyway. */
+static int make_tmpdir(const char *root, struct error *err)
+{
+	cleanup_close int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return error_set(err, "cannot open '%s': %s", root, strerror(errno));
+	if (mkdirat(rootfd, ".moat", 0755) < 0 && errno != EEXIST)
+		return error_set(err, "cannot create '%s/.moat': %s", root, strerror(errno));
+	cleanup_close int moatfd = openat(rootfd, ".moat", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (moatfd < 0)
+		return error_set(err, "cannot open '%s/.moat': %s", root, strerror(errno));
+	if (mkdirat(moatfd, "tmp", 0700) < 0 && errno != EEXIST)
+		return error_set(err, "cannot create '%s/.moat/tmp': %s", root, strerror(errno));
+	cleanup_close int fd = openat(moatfd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno != EEXIST)
+		return error_set(err, "cannot create '%s/.moat/.gitignore': %s", root, strerror(errno));
+	/* "*" ignores the directory's contents and the .gitignore itself. */
+	if (fd >= 0 && write(fd, "*\n", 2) != 2)
+		return error_set(err, "cannot write '%s/.moat/.gitignore'", root);
+	return 0;
+}
+
+/* MOAT_ENV_HOME is created if missing, inside the sandbox (it was checked
+ * to be writable there), so tools that expect $HOME to exist work. */
+static int make_home(const struct launch *l, struct error *err)
+{
+	const char *home = l->overrides.home;
+	if (!home || fs_is_dir(home))
+		return 0;
+	return fs_mkdir_p(home, 0700, err);
+}
+
+static void apply_profile_env(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nenv; i++) {
+		if (p->env[i].value)
+			setenv(p->env[i].name, p->env[i].value, 1);
+		else
+			unsetenv(p->env[i].name);
+	}
+}
+
+/* share/moat/env: read once confined, never through a symlink out of the
+ * shell, so a planted link cannot bring another project's secrets in;
+ * MOAT_ENV_* applied after it still win. */
+static int apply_shell_env(const struct launch *l, struct error *err)
+{
+	cleanup_free char *path = path_join(l->shell_dir, ENVFILE_REL);
+	cleanup_free char *buf = NULL;
+	size_t len;
+	if (fs_read_beneath(l->shell_dir, ENVFILE_REL, MANIFEST_MAX, &buf, &len, err) < 0)
+		return errno == ENOENT ? 0 : -1;
+	struct env_change *env;
+	size_t n;
+	if (envfile_parse(buf, len, path, l->ctx.root, &env, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		setenv(env[i].name, env[i].value, 1);
+	env_changes_free(env, n);
+	return 0;
+}
+
+/* Explain why exec of l->exe failed with errno e, with a hint to grant it
+ * only when the sandbox refused it: it is executable by its permissions
+ * (access() is not judged by Landlock) and outside the root. */
+static int exec_error(const struct launch *l, int e, struct error *err)
+{
+	error_set(err, "cannot run '%s': %s", l->exe, strerror(e));
+	cleanup_free char *canon = realpath(l->exe, NULL);
+	struct stat st;
+	if (e == EACCES && stat(l->exe, &st) == 0 && S_ISREG(st.st_mode) && access(l->exe, X_OK) == 0 &&
+	    canon && !path_is_under(canon, l->ctx.root)) {
+		/* Grant the directory, unless that would be home or above it. */
+		cleanup_free char *dir = path_dirname(canon);
+		const char *what = path_home_refusal(dir, l->ctx.home) ? canon : dir;
+		error_hint(err, "the sandbox does not allow running it; to grant it:  moat allow %s %s --exec",
+			   l->name, what);
+	}
+	err->status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
+	return err->status;
+}
+
+static int confine(struct launch *l, struct error *err)
+{
+	/* A descriptor to a file outside would be a hole Landlock cannot
+	 * close. The wrapper keeps them: make passes its jobserver that way. */
+	if (l->session)
+		platform_close_from(3);
+	if (sandbox_apply(&l->profile, &l->support, err) < 0 || make_tmpdir(l->ctx.root, err) < 0)
+		return -1;
+	apply_profile_env(&l->profile);
+	return 0;
+}
+
+int launch_enter(struct launch *l, char **argv, struct error *err)
+{
+	if (l->confirm && confirm(l, err) < 0)
+		return EXIT_MOAT_FAILED;
+	if (!l->jailbroken && !l->already_confined && confine(l, err) < 0)
+		return EXIT_MOAT_FAILED;
+	if (make_home(l, err) < 0)
+		return EXIT_MOAT_FAILED;
+	if (l->path)
+		setenv("PATH", l->path, 1);
+	if (l->jailbreak_env)
+		setenv(ENV_JAILBREAK, l->jailbreak_env, 1);
+	if (l->shell_dir && apply_shell_env(l, err) < 0)
+		return EXIT_MOAT_FAILED;
+	overrides_apply(&l->overrides);
+	execv(l->exe, argv);
+	return exec_error(l, errno, err);
+}

@@ -1,0 +1,86 @@
+/* The launch: the last stage of moat, turning a context into a confined,
+ * exec'd tool. `moat run`, `moat shell` and `moat-wrapper` each build a
+ * plan (who runs what, where, under which profile) and then call the one
+ * launch_enter(), so the order of the steps that confine a tool is written
+ * once:
+ *
+ *   plan:  context (root, home, grants, shells) -> config.zon -> profile,
+ *          the jailbreak and confirm decisions, MOAT_ENV_* collected
+ *   enter: confirm -> (jailbreak: exec unconfined) -> close descriptors
+ *          -> namespaces + sandbox -> TMPDIR, HOME override -> environment
+ *          -> exec
+ *
+ * Planning only reads; nothing changes on disk or in the environment
+ * before launch_enter. Messages for the user are collected in the plan and
+ * printed by the front end (cli/ or wrapper/), which alone prints. */
+#ifndef MOAT_LAUNCH_LAUNCH_H
+#define MOAT_LAUNCH_LAUNCH_H
+
+#include <stdbool.h>
+
+#include "base/strbuf.h"
+#include "base/util.h"
+#include "config/config.h"
+#include "context/context.h"
+#include "launch/overrides.h"
+#include "profile/profile.h"
+#include "sandbox/sandbox.h"
+
+/* A wrapped tool, as moat-wrapper found it from argv[0]. */
+struct tool {
+	char *name;      /* the tool's name in its manifest */
+	char *shell_dir; /* canonical shell directory */
+	char *real;      /* the real binary, from the manifest */
+	char *self;      /* canonical path of moat-wrapper itself */
+};
+
+struct launch {
+	struct context ctx;
+	struct config cfg;
+	struct profile profile;
+	struct sandbox_support support;
+	struct env_overrides overrides; /* MOAT_ENV_*, applied right before exec */
+
+	char *exe;              /* what is exec'd */
+	char *name;             /* its name, for confirm and messages */
+	const char *shell_dir;  /* a tool's shell, whose env file applies once confined */
+	char *path;             /* a session's PATH: its shells' bin directories first */
+	char *jailbreak_env;    /* a session's MOAT_JAILBREAK for the wrappers inside */
+
+	bool session;          /* moat run / moat shell: namespaces, descriptors closed */
+	bool already_confined; /* a tool inside a session: no second layer */
+	bool jailbroken;       /* a tool that runs unconfined */
+	bool confirm;          /* ask on the terminal before it starts */
+
+	/* For the front end to print: always, unless --quiet, and with -v. */
+	struct strbuf warnings; /* one per line, printed as "<prog>: warning: ..." */
+	struct strbuf info;     /* "moat: using shells ..." */
+	struct strbuf notes;    /* how shells, config and paths were resolved */
+	/* Set by the front end: prints warnings that arise in launch_enter
+	 * (a damaged approvals store), before anything is asked. */
+	void (*print_warnings)(const char *lines);
+};
+
+/* moat run / moat shell / moat profile: the session for the current
+ * directory and shells[0..n) (none: linked or detected ones). */
+int launch_plan_session(struct launch *l, char *const *shells, size_t n, struct error *err);
+
+/* Choose the session's command: cmd[0] looked up on the session's PATH.
+ * Fails with status 126 or 127 when there is nothing to run. */
+int launch_set_command(struct launch *l, const char *cmd, struct error *err);
+
+/* moat-wrapper: the plan for tool t under $MOAT_ROOT. */
+int launch_plan_tool(struct launch *l, const struct tool *t, struct error *err);
+
+/* Confine this process as planned and exec l->exe with argv. Returns only
+ * on failure, with the exit status (125 moat failed, 126 cannot run, 127 not
+ * found) and err. */
+int launch_enter(struct launch *l, char **argv, struct error *err);
+
+void launch_free(struct launch *l);
+
+/* Find cmd as execvp would, on the colon list path. Caller frees; NULL + err
+ * (with status 126 or 127) when there is nothing to run. */
+char *launch_find_command(const char *cmd, const char *path, struct error *err);
+
+#endif

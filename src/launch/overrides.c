@@ -1,0 +1,77 @@
+#include "launch/overrides.h"
+
+#include <string.h>
+
+#include "base/envvars.h"
+#include "base/path.h"
+#include "context/context.h"
+#include "shells/shells.h"
+
+extern char **environ;
+
+int overrides_collect(struct env_overrides *o, struct error *err)
+{
+	*o = (struct env_overrides){0};
+	size_t prefix = strlen(ENV_OVERRIDE_PREFIX);
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (strncmp(*e, ENV_OVERRIDE_PREFIX, prefix) != 0 || !eq)
+			continue;
+		const char *name = *e + prefix;
+		size_t len = (size_t)(eq - name);
+		if (!len || strncmp(name, "MOAT_", 5) == 0) {
+			error_set(err, "refusing %.*s: it would change moat's own settings",
+				  (int)(eq - *e), *e);
+			overrides_free(o);
+			return -1;
+		}
+		o->vars = xrealloc_array(o->vars, o->n + 1, sizeof(*o->vars));
+		o->vars[o->n++] = (struct env_change){xstrndup(name, len), xstrdup(eq + 1)};
+		if (strcmp(o->vars[o->n - 1].name, "HOME") != 0)
+			continue;
+		if (eq[1] != '/') {
+			error_set(err, "MOAT_ENV_HOME=%s is not an absolute path", eq + 1);
+			overrides_free(o);
+			return -1;
+		}
+		free(o->home);
+		o->home = path_normalize(eq + 1);
+	}
+	return 0;
+}
+
+void overrides_apply(const struct env_overrides *o)
+{
+	/* The prefixed names never reach the tool. */
+	for (size_t i = 0; i < o->n; i++) {
+		cleanup_free char *full = xasprintf("%s%s", ENV_OVERRIDE_PREFIX, o->vars[i].name);
+		unsetenv(full);
+	}
+	for (size_t i = 0; i < o->n; i++)
+		setenv(o->vars[i].name, o->vars[i].value, 1);
+}
+
+void overrides_free(struct env_overrides *o)
+{
+	env_changes_free(o->vars, o->n);
+	free(o->home);
+	*o = (struct env_overrides){0};
+}
+
+int overrides_check_home(const struct env_overrides *o, const struct profile *p, const char *bin,
+			 struct error *err)
+{
+	const char *home_override = o->home;
+	if (!home_override)
+		return 0;
+	cleanup_free char *canon = context_canonical_prefix(home_override, err);
+	if (!canon)
+		return -1;
+	if (profile_allows_write(p, canon))
+		return 0;
+	error_set(err, "MOAT_ENV_HOME=%s is not writable in the sandbox", home_override);
+	error_hint(err, "put it under $MOAT_ROOT (%s), e.g. $MOAT_ROOT/.moat/home,", p->root);
+	error_hint(err, "or grant it explicitly:  moat allow %s %s --write", bin, home_override);
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
+}

@@ -1,0 +1,239 @@
+/* The plan for `moat run`, `moat shell` and `moat profile`: one profile for
+ * the whole session, built from the current directory and its shells. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "approvals/approvals.h"
+#include "base/envvars.h"
+#include "base/fs.h"
+#include "base/path.h"
+#include "base/platform.h"
+#include "context/settings.h"
+#include "launch/launch.h"
+#include "launch/plan.h"
+#include "shells/shells.h"
+
+/* moat-wrapper installed next to moat, which wrapped tools inside the
+ * session must be able to run. */
+static char *find_wrapper(void)
+{
+	cleanup_free char *self = platform_self_exe();
+	if (!self)
+		return NULL;
+	cleanup_free char *dir = path_dirname(self);
+	cleanup_free char *wrapper = path_join(dir, "moat-wrapper");
+	return realpath(wrapper, NULL);
+}
+
+static int add_shells(struct launch *l, const char *const *names, size_t n, struct error *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	size_t nareas;
+	char **areas = context_writable_areas(l->ctx.root, l->ctx.home, &l->cfg, &nareas);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		cleanup_free char *dir = NULL;
+		rc = shell_find(names[i], l->ctx.home, context_resolve_shell, areas, &dir, err);
+		if (rc < 0)
+			break;
+		sb_addf(&l->notes, "shell %s: %s\n", names[i], dir);
+		context_add_shell(&l->ctx, dir);
+		sb_addf(&path, "%s/bin:", dir);
+	}
+	context_free_areas(areas, nareas);
+	const char *caller = getenv("PATH");
+	sb_adds(&path, caller && *caller ? caller : "/usr/local/bin:/usr/bin:/bin");
+	l->path = sb_detach(&path);
+	return rc;
+}
+
+static bool marker_exists(const char *dir, const char *marker, void *unused)
+{
+	(void)unused;
+	cleanup_free char *p = path_join(dir, marker);
+	return fs_exists(p);
+}
+
+static void add_name(const char ***names, size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return;
+	*names = xrealloc_array(*names, *n + 1, sizeof(char *));
+	(*names)[(*n)++] = name;
+}
+
+/* Named shells, else what links/detect give for the root; then the default
+ * shells, last on PATH so they never change what a project resolves to. */
+static int choose_shells(struct launch *l, char *const *named, size_t nnamed, struct error *err)
+{
+	const char **names = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < nnamed; i++)
+		add_name(&names, &n, named[i]);
+	if (nnamed == 0) {
+		const char **found;
+		size_t nfound;
+		enum config_shells_from from = config_detect_shells(
+			&l->cfg, l->ctx.root, l->ctx.home, marker_exists, NULL, &found, &nfound);
+		for (size_t i = 0; i < nfound; i++)
+			add_name(&names, &n, found[i]);
+		free(found);
+		if (from != CONFIG_SHELLS_NONE) {
+			sb_adds(&l->info, "using shells ");
+			for (size_t i = 0; i < n; i++)
+				sb_addf(&l->info, "%s%s", i ? ", " : "", names[i]);
+			sb_addf(&l->info, " (%s)\n", from == CONFIG_SHELLS_LINK ? "linked" : "detected");
+		}
+	}
+	for (size_t i = 0; i < l->cfg.ndefault; i++)
+		add_name(&names, &n, l->cfg.default_shells[i]);
+	int rc = add_shells(l, names, n, err);
+	free(names);
+	return rc;
+}
+
+/* A name found in a shell's bin/ is a symlink to moat-wrapper: the jailbreak
+ * is for the real binary its manifest names, never for the wrapper (which
+ * would exempt every wrapped tool). Takes exe; returns the real binary or NULL. */
+static char *unwrap_tool(const struct launch *l, char *exe)
+{
+	cleanup_free char *canon = realpath(exe, NULL);
+	if (!canon || !l->ctx.wrapper || strcmp(canon, l->ctx.wrapper) != 0)
+		return exe;
+	cleanup_free char *bin_dir = path_dirname(exe);
+	cleanup_free char *shell = path_dirname(bin_dir);
+	struct manifest m;
+	struct error ignored;
+	char *real = NULL;
+	if (manifest_load(shell, &m, &ignored) == 0) {
+		const char *found = manifest_lookup(&m, path_basename(exe));
+		real = found ? xstrdup(found) : NULL;
+		manifest_free(&m);
+	}
+	free(exe);
+	return real;
+}
+
+/* Resolve .jailbreak names on the session PATH; wrappers learn them through
+ * MOAT_JAILBREAK. A name that does not resolve is reported and skipped. */
+static void resolve_jailbreaks(struct launch *l)
+{
+	struct strbuf env = STRBUF_INIT;
+	for (size_t i = 0; i < l->cfg.njailbreak; i++) {
+		const char *name = l->cfg.jailbreak[i];
+		struct error ignored;
+		char *exe = launch_find_command(name, l->path, &ignored);
+		if (!exe || exe[0] != '/') {
+			sb_addf(&l->warnings, "jailbreak '%s' not found on PATH, skipped\n", name);
+			free(exe);
+			continue;
+		}
+		exe = unwrap_tool(l, exe);
+		if (!exe) {
+			sb_addf(&l->warnings, "jailbreak '%s' resolves to a wrapped tool whose real binary "
+					      "cannot be found, skipped\n", name);
+			continue;
+		}
+		sb_addf(&l->notes, "jailbreak %s: %s\n", name, exe);
+		sb_addf(&env, "%s%s", env.len ? ":" : "", exe);
+		l->ctx.jailbreaks = xrealloc_array(l->ctx.jailbreaks, l->ctx.njailbreaks + 1, sizeof(char *));
+		l->ctx.jailbreaks[l->ctx.njailbreaks++] = exe;
+	}
+	l->jailbreak_env = env.len ? sb_detach(&env) : NULL;
+	sb_release(&env);
+}
+
+static void say_what_is_open(struct launch *l)
+{
+	const char *socket_warning = sandbox_socket_warning(&l->profile, &l->support);
+	if (socket_warning)
+		sb_addf(&l->warnings, "%s\n", socket_warning);
+	if (l->support.not_enforced[0])
+		sb_addf(&l->info, "not enforced by this kernel (Landlock ABI %d): %s\n", l->support.abi,
+			l->support.not_enforced);
+}
+
+int launch_plan_session(struct launch *l, char *const *shells, size_t n, struct error *err)
+{
+	*l = (struct launch){.session = true};
+	const char *home = context_real_home(err);
+	if (!home)
+		return -1;
+	cleanup_free char *cwd = fs_cwd(err);
+	if (!cwd || context_init(&l->ctx, cwd, home, err) < 0)
+		return -1;
+	sb_addf(&l->notes, "root %s (home %s)\n", l->ctx.root, l->ctx.home);
+	l->ctx.wrapper = find_wrapper();
+	if (plan_load_config(l, err) < 0 || choose_shells(l, shells, n, err) < 0)
+		return -1;
+	resolve_jailbreaks(l);
+	if (plan_build_profile(l, NULL, err) < 0)
+		return -1;
+	profile_add_private_ipc(&l->profile);
+	if (overrides_collect(&l->overrides, err) < 0 ||
+	    overrides_check_home(&l->overrides, &l->profile, "'*'", err) < 0)
+		return -1;
+	say_what_is_open(l);
+	return 0;
+}
+
+/* Does this session need a confirm? When its command is listed in .confirm
+ * (or "*" is), or any tool its shells provide is: wrappers inside a session
+ * cannot ask (the store is out of reach), so the session asks for them. */
+static bool session_confirms(const struct launch *l, const char *name)
+{
+	if (config_confirms(&l->cfg, name))
+		return true;
+	for (size_t i = 0; i < l->ctx.nshell_dirs; i++) {
+		struct manifest m;
+		struct error ignored;
+		if (manifest_load(l->ctx.shell_dirs[i], &m, &ignored) < 0)
+			continue;
+		bool listed = false;
+		for (size_t j = 0; j < m.n && !listed; j++)
+			listed = config_confirms(&l->cfg, m.entries[j].name);
+		manifest_free(&m);
+		if (listed)
+			return true;
+	}
+	return false;
+}
+
+int launch_set_command(struct launch *l, const char *cmd, struct error *err)
+{
+	free(l->exe);
+	free(l->name);
+	l->exe = launch_find_command(cmd, l->path, err);
+	if (!l->exe)
+		return -1;
+	l->name = xstrdup(path_basename(l->exe));
+	l->confirm = session_confirms(l, l->name);
+	return 0;
+}
+
+char *launch_find_command(const char *cmd, const char *path, struct error *err)
+{
+	if (strchr(cmd, '/'))
+		return xstrdup(cmd);
+	char **dirs = path_list_split(path, NULL);
+	bool found_unusable = false;
+	char *found = NULL;
+	for (char **dir = dirs; *dir && !found; dir++) {
+		cleanup_free char *cand = path_join(**dir ? *dir : ".", cmd);
+		struct stat st;
+		if (stat(cand, &st) < 0 || S_ISDIR(st.st_mode))
+			continue;
+		if (access(cand, X_OK) == 0)
+			found = steal_ptr(&cand);
+		else
+			found_unusable = true;
+	}
+	path_list_free(dirs);
+	if (found)
+		return found;
+	error_set(err, "%s: %s", cmd, found_unusable ? "permission denied" : "command not found");
+	err->status = found_unusable ? EXIT_CANNOT_RUN : EXIT_NOT_FOUND;
+	return NULL;
+}

@@ -21,4 +21,8 @@ int platform_open_beneath(const char *dir, const char *rel);
  * swapped for a link since. Returns an fd or -1 with errno. */
 int platform_open_path_no_symlinks(const char *dir, const char *rel);
 
+/* pipe(2) with both ends close-on-exec, so a child spawned meanwhile keeps
+ * neither end. 0, or -1 with errno. */
+int platform_pipe_cloexec(int fds[2]);
+
 #endif

@@ -60,3 +60,21 @@ int platform_open_path_no_symlinks(const char *dir, const char *rel)
 	errno = saved;
 	return fd;
 }
+
+int platform_pipe_cloexec(int fds[2])
+{
+	/* No pipe2 on macOS. Not atomic: a thread forking between pipe and
+	 * fcntl would inherit the ends, but moat starts no threads. */
+	if (pipe(fds) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) {
+			int saved = errno;
+			close(fds[0]);
+			close(fds[1]);
+			errno = saved;
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -57,8 +57,30 @@ static char *next_component(const char **rest)
 	return c;
 }
 
-int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
-			      char **canon, struct error *err)
+/* The canonical form a missing path will have: the resolved part, then the
+ * missing component and the rest as they are. NULL (errno ENOENT) when the
+ * rest steps back with "..": above a component that is not there yet, what
+ * ".." will mean is not known. */
+static char *absent_form(const char *resolved, const char *missing, const char *rest)
+{
+	char *out = path_join(resolved, missing);
+	for (char *c; (c = next_component(&rest)); free(c)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			free(c), free(out);
+			errno = ENOENT;
+			return NULL;
+		}
+		char *longer = path_join(out, c);
+		free(out);
+		out = longer;
+	}
+	return out;
+}
+
+static int resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
+                             bool keep_absent, char **canon, struct error *err)
 {
 	*canon = NULL;
 	char *resolved = xstrdup("/");
@@ -72,8 +94,11 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 		struct stat st;
 		bool there = lstat(cand, &st) == 0;
 		if (!there || (S_ISLNK(st.st_mode) && ++hops > 40)) {
-			/* not there, or a loop of links: no rule, as for realpath */
+			/* not there, or a loop of links: no rule, as for realpath;
+			 * or, if asked, the form a path not there yet will have */
 			int e = there ? ELOOP : errno;
+			if (e == ENOENT && keep_absent)
+				*canon = absent_form(resolved, c, rest);
 			free(cand), free(c), free(todo), free(resolved);
 			errno = e;
 			return 0;
@@ -116,6 +141,18 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 	free(todo);
 	*canon = resolved;
 	return 0;
+}
+
+int context_resolve_unplanted(const char *path, const char *const *areas, size_t n,
+                              const char *what, char **canon, struct error *err)
+{
+	return resolve_unplanted(path, areas, n, what, false, canon, err);
+}
+
+int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
+                                     const char *what, char **canon, struct error *err)
+{
+	return resolve_unplanted(path, areas, n, what, true, canon, err);
 }
 
 const char *context_real_home(struct error *err)

@@ -76,6 +76,16 @@ int context_exec_error(struct error *err, const char *exe, const char *name, con
 int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
 			      char **canon, struct error *err);
 
+/* As context_resolve_unplanted, but a path that does not exist yet gets the
+ * canonical form it will have: its deepest existing ancestor, resolved and
+ * judged as above, with the missing rest appended (as
+ * context_canonical_prefix, which judges nothing). For Seatbelt, which rules
+ * on a path before it exists; Landlock gives such a path no rule. *canon is
+ * still NULL for a loop of links, a missing part under a file (ENOTDIR) or a
+ * ".." after the missing part. */
+int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
+                                     const char *what, char **canon, struct error *err);
+
 /* The real HOME: $HOME, which must be set and absolute. */
 const char *context_real_home(struct error *err);
 

@@ -3,6 +3,12 @@
 #ifndef MOAT_BASE_PLATFORM_H
 #define MOAT_BASE_PLATFORM_H
 
+#include <stdbool.h>
+
+/* Was moat built for macOS? Then the profile it enforces is built for
+ * macOS (context_platform). */
+bool platform_is_macos(void);
+
 /* The canonical path of the running executable. Caller frees; NULL on failure. */
 char *platform_self_exe(void);
 

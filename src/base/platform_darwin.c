@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <mach-o/dyld.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +53,11 @@ int platform_open_path_no_symlinks(const char *dir, const char *rel)
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
-	/* O_NOFOLLOW_ANY (macOS 11) refuses a symlink in any component. */
-	int fd = strstr(rel, "..") ? (errno = EXDEV, -1)
-				   : openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW_ANY);
+	/* O_NOFOLLOW_ANY (macOS 11) refuses a symlink in any component. An
+	 * absolute rel would make openat ignore dfd: out of dir, as "..". */
+	int fd = rel[0] == '/' || strstr(rel, "..")
+	             ? (errno = EXDEV, -1)
+	             : openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW_ANY);
 	int saved = errno;
 	close(dfd);
 	errno = saved;
@@ -77,4 +80,9 @@ int platform_pipe_cloexec(int fds[2])
 		}
 	}
 	return 0;
+}
+
+bool platform_is_macos(void)
+{
+	return true;
 }

@@ -106,3 +106,8 @@ int platform_pipe_cloexec(int fds[2])
 {
 	return pipe2(fds, O_CLOEXEC);
 }
+
+bool platform_is_macos(void)
+{
+	return false;
+}

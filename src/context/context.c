@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 
 /* /etc entries that DNS, TLS and time need; on some systems they are
  * symlinks to files outside /etc (resolv.conf -> /run/systemd/...). */
@@ -175,7 +176,8 @@ static void gather_etc_links(struct context *c)
 		if (lstat(etc_needed[i], &st) < 0 || !S_ISLNK(st.st_mode))
 			continue;
 		char *target = realpath(etc_needed[i], NULL);
-		if (target && !profile_defaults_read(PLATFORM_LINUX, target) && !path_refusal(target))
+		if (target && !profile_defaults_read(context_platform(), target) &&
+		    !path_refusal(target))
 			c->etc_links[c->netc_links++] = target;
 		else
 			free(target);
@@ -253,6 +255,11 @@ void context_free(struct context *c)
 	free(c->jailbreaks);
 	free(c->wrapper);
 	*c = (struct context){0};
+}
+
+enum platform context_platform(void)
+{
+	return platform_is_macos() ? PLATFORM_MACOS : PLATFORM_LINUX;
 }
 
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,

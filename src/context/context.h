@@ -37,7 +37,10 @@ void context_add_grant(struct context *c, const char *bin, const char *path, uns
 void context_add_socket(struct context *c, const char *path);
 void context_free(struct context *c);
 
-/* The profile for this context on a platform (the running one for
+/* The platform moat runs on, whose profile it enforces. */
+enum platform context_platform(void);
+
+/* The profile for this context on a platform (context_platform() for
  * enforcement; macOS for `moat profile --format=sbpl` anywhere). */
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
 			  struct error *err);

@@ -45,9 +45,16 @@ LIB_SRC := $(PLATFORM_$(UNAME_S)) $(filter-out src/base/platform_%.c,$(wildcard 
 	src/shells/*.c src/approvals/*.c src/trace/*.c src/launch/*.c) $(SANDBOX_SRC)
 CLI_SRC := $(wildcard src/cli/*.c)
 WRAPPER_SRC := $(wildcard src/wrapper/*.c)
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
+# Unit tests: tests/unit/test_linux_*.c and test_darwin_*.c are built on
+# that platform alone, every other test_*.c everywhere.
+UNIT_OS_Linux := linux
+UNIT_OS_Darwin := darwin
+UNIT_SRC := $(filter-out tests/unit/test_linux_% tests/unit/test_darwin_%,\
+	$(wildcard tests/unit/test_*.c)) $(wildcard tests/unit/test_$(UNIT_OS_$(UNAME_S))_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-HELPER_SRC := $(wildcard tests/helpers/*.c)
+# The escape probes the end-to-end suites run are Linux programs.
+HELPER_SRC_Linux := $(wildcard tests/helpers/*.c)
+HELPER_SRC := $(HELPER_SRC_$(UNAME_S))
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 LIB := $(B)/libmoat.a
@@ -137,6 +144,30 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/moat $(DESTDIR)$(BINDIR)/moat-wrapper $(DESTDIR)$(MANDIR)/man1/moat.1
+
+# The Darwin cross-build: moat, moat-wrapper and the unit tests compiled and
+# linked for macOS on arm64 and x86_64 with `zig cc`, warnings as errors,
+# each in build-darwin-<arch>; nothing is run (docs/macos.md). The toolchain
+# comes from .ci/install-zig (cached), or ZIG=/path/to/zig.
+ZIG ?=
+DARWIN_ARCHS := arm64 x86_64
+DARWIN_TARGET_arm64 := aarch64-macos
+DARWIN_TARGET_x86_64 := x86_64-macos
+.PHONY: darwin $(addprefix darwin-,$(DARWIN_ARCHS))
+darwin: $(addprefix darwin-,$(DARWIN_ARCHS))
+$(addprefix darwin-,$(DARWIN_ARCHS)): darwin-%:
+	@command -v file >/dev/null || { echo "make: $@ needs file(1) to check what it linked" >&2; exit 1; }
+	@zig='$(ZIG)'; [ -n "$$zig" ] || zig=$$(.ci/install-zig) || exit 1; \
+	echo "== $@: $$zig cc -target $(DARWIN_TARGET_$*), warnings as errors, in build-darwin-$*"; \
+	$(MAKE) --no-print-directory UNAME_S=Darwin WERROR=1 B=build-darwin-$* \
+		CC="$$zig cc -target $(DARWIN_TARGET_$*)" AR="$$zig ar" test-bins
+	@n=0; for bin in build-darwin-$*/moat build-darwin-$*/moat-wrapper \
+		build-darwin-$*/tests/unit/test_* build-darwin-$*/tests/fuzz/fuzz_*; do \
+		what=$$(file -b "$$bin"); \
+		case $$what in "Mach-O 64-bit $* executable"*) ;; \
+		*) echo "make: $$bin is not a Mach-O $* executable: $$what" >&2; exit 1 ;; esac; \
+		case $$bin in */moat|*/moat-wrapper) file "$$bin" ;; *) n=$$((n + 1)) ;; esac; \
+	done; echo "$@: $$n test programs linked, Mach-O 64-bit $* executables too"
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

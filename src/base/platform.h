@@ -3,6 +3,12 @@
 #ifndef MOAT_BASE_PLATFORM_H
 #define MOAT_BASE_PLATFORM_H
 
+#include <stdbool.h>
+
+/* Was moat built for macOS? Then the profile it enforces is built for
+ * macOS (context_platform). */
+bool platform_is_macos(void);
+
 /* The canonical path of the running executable. Caller frees; NULL on failure. */
 char *platform_self_exe(void);
 
@@ -20,5 +26,9 @@ int platform_open_beneath(const char *dir, const char *rel);
  * sandboxed code can write, a component checked a moment ago may have been
  * swapped for a link since. Returns an fd or -1 with errno. */
 int platform_open_path_no_symlinks(const char *dir, const char *rel);
+
+/* pipe(2) with both ends close-on-exec, so a child spawned meanwhile keeps
+ * neither end. 0, or -1 with errno. */
+int platform_pipe_cloexec(int fds[2]);
 
 #endif

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <mach-o/dyld.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +53,36 @@ int platform_open_path_no_symlinks(const char *dir, const char *rel)
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
-	/* O_NOFOLLOW_ANY (macOS 11) refuses a symlink in any component. */
-	int fd = strstr(rel, "..") ? (errno = EXDEV, -1)
-				   : openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW_ANY);
+	/* O_NOFOLLOW_ANY (macOS 11) refuses a symlink in any component. An
+	 * absolute rel would make openat ignore dfd: out of dir, as "..". */
+	int fd = rel[0] == '/' || strstr(rel, "..")
+	             ? (errno = EXDEV, -1)
+	             : openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW_ANY);
 	int saved = errno;
 	close(dfd);
 	errno = saved;
 	return fd;
+}
+
+int platform_pipe_cloexec(int fds[2])
+{
+	/* No pipe2 on macOS. Not atomic: a thread forking between pipe and
+	 * fcntl would inherit the ends, but moat starts no threads. */
+	if (pipe(fds) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) {
+			int saved = errno;
+			close(fds[0]);
+			close(fds[1]);
+			errno = saved;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+bool platform_is_macos(void)
+{
+	return true;
 }

@@ -8,6 +8,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 
 /* /etc entries that DNS, TLS and time need; on some systems they are
  * symlinks to files outside /etc (resolv.conf -> /run/systemd/...). */
@@ -40,8 +41,30 @@ static char *next_component(const char **rest)
 	return c;
 }
 
-int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
-			      char **canon, struct error *err)
+/* The canonical form a missing path will have: the resolved part, then the
+ * missing component and the rest as they are. NULL (errno ENOENT) when the
+ * rest steps back with "..": above a component that is not there yet, what
+ * ".." will mean is not known. */
+static char *absent_form(const char *resolved, const char *missing, const char *rest)
+{
+	char *out = path_join(resolved, missing);
+	for (char *c; (c = next_component(&rest)); free(c)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			free(c), free(out);
+			errno = ENOENT;
+			return NULL;
+		}
+		char *longer = path_join(out, c);
+		free(out);
+		out = longer;
+	}
+	return out;
+}
+
+static int resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
+                             bool keep_absent, char **canon, struct error *err)
 {
 	*canon = NULL;
 	char *resolved = xstrdup("/");
@@ -55,8 +78,11 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 		struct stat st;
 		bool there = lstat(cand, &st) == 0;
 		if (!there || (S_ISLNK(st.st_mode) && ++hops > 40)) {
-			/* not there, or a loop of links: no rule, as for realpath */
+			/* not there, or a loop of links: no rule, as for realpath;
+			 * or, if asked, the form a path not there yet will have */
 			int e = there ? ELOOP : errno;
+			if (e == ENOENT && keep_absent)
+				*canon = absent_form(resolved, c, rest);
 			free(cand), free(c), free(todo), free(resolved);
 			errno = e;
 			return 0;
@@ -101,6 +127,18 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 	return 0;
 }
 
+int context_resolve_unplanted(const char *path, const char *const *areas, size_t n,
+                              const char *what, char **canon, struct error *err)
+{
+	return resolve_unplanted(path, areas, n, what, false, canon, err);
+}
+
+int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
+                                     const char *what, char **canon, struct error *err)
+{
+	return resolve_unplanted(path, areas, n, what, true, canon, err);
+}
+
 const char *context_real_home(struct error *err)
 {
 	const char *home = getenv("HOME");
@@ -121,7 +159,8 @@ static void gather_etc_links(struct context *c)
 		if (lstat(etc_needed[i], &st) < 0 || !S_ISLNK(st.st_mode))
 			continue;
 		char *target = realpath(etc_needed[i], NULL);
-		if (target && !profile_defaults_read(PLATFORM_LINUX, target) && !path_refusal(target))
+		if (target && !profile_defaults_read(context_platform(), target) &&
+		    !path_refusal(target))
 			c->etc_links[c->netc_links++] = target;
 		else
 			free(target);
@@ -199,6 +238,11 @@ void context_free(struct context *c)
 	free(c->jailbreaks);
 	free(c->wrapper);
 	*c = (struct context){0};
+}
+
+enum platform context_platform(void)
+{
+	return platform_is_macos() ? PLATFORM_MACOS : PLATFORM_LINUX;
 }
 
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,

@@ -37,7 +37,10 @@ void context_add_grant(struct context *c, const char *bin, const char *path, uns
 void context_add_socket(struct context *c, const char *path);
 void context_free(struct context *c);
 
-/* The profile for this context on a platform (the running one for
+/* The platform moat runs on, whose profile it enforces. */
+enum platform context_platform(void);
+
+/* The profile for this context on a platform (context_platform() for
  * enforcement; macOS for `moat profile --format=sbpl` anywhere). */
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
 			  struct error *err);
@@ -60,6 +63,16 @@ char *context_canonical_prefix(const char *path, struct error *err);
  * Returns 0, or -1 with err (status EXIT_MOAT_FAILED). */
 int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
 			      char **canon, struct error *err);
+
+/* As context_resolve_unplanted, but a path that does not exist yet gets the
+ * canonical form it will have: its deepest existing ancestor, resolved and
+ * judged as above, with the missing rest appended (as
+ * context_canonical_prefix, which judges nothing). For Seatbelt, which rules
+ * on a path before it exists; Landlock gives such a path no rule. *canon is
+ * still NULL for a loop of links, a missing part under a file (ENOTDIR) or a
+ * ".." after the missing part. */
+int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
+                                     const char *what, char **canon, struct error *err);
 
 /* The real HOME: $HOME, which must be set and absolute. */
 const char *context_real_home(struct error *err);

@@ -146,8 +146,9 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			error_hint(err, "fix the path in config.zon; 'moat check' lists every problem");
 			err->status = EXIT_MOAT_FAILED;
 			rc = -1;
-		} else if (context_resolve_unplanted(grants[i].path, (const char *const *)areas, nareas,
-						     "to grant", &canon, err) < 0) {
+		} else if (context_resolve_unplanted_absent(grants[i].path,
+		                                            (const char *const *)areas, nareas,
+		                                            "to grant", &canon, err) < 0) {
 			sb_addf(warnings, "%s; skipped (%s)\n", err->msg, err->hint);
 			error_set(err, "%s", "");
 		}

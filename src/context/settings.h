@@ -25,9 +25,11 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 
 /* Add the grants in force for binary bin (NULL: every grant, as a session
  * unions them) at the context's root, paths expanded and made canonical.
- * A granted path that does not exist is skipped: Landlock cannot rule on it.
- * So is one that leads through a symlink inside the root or a write grant
- * (context_resolve_unplanted), with a line appended to warnings that says
+ * A granted path that does not exist yet is kept, in the canonical form it
+ * will have (context_resolve_unplanted_absent): Seatbelt rules on it as the
+ * original tool does, the Landlock backend gives it no rule, and `moat
+ * profile` shows it as absent. One that leads through a symlink inside the
+ * root or a write grant is skipped, with a line appended to warnings that says
  * why: one such link must not stop every tool in the project. A relative
  * path or one with ".." is refused before anything resolves it: resolved
  * against the current directory it would grant something else. */

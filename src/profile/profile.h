@@ -39,6 +39,10 @@ enum rule_origin {
 	ORIGIN_PRIVATE,  /* the sandbox's own /dev/shm, never the host's (private_ipc) */
 };
 
+/* Whose system paths the profile is built for. macOS's <mach-o/loader.h>
+ * defines a PLATFORM_MACOS macro too: a file including it (through
+ * <mach-o/dyld.h>, say) must not include this header; the Darwin build
+ * (`make darwin`) catches that. */
 enum platform { PLATFORM_LINUX, PLATFORM_MACOS };
 
 struct rule {

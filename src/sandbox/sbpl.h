@@ -29,6 +29,12 @@
 #include "base/util.h"
 #include "profile/profile.h"
 
+/* The operations seatbelt.c asks the kernel about (sandbox_check) to tell
+ * that a process is confined: here so that test_sbpl_names.c checks them
+ * against the names macOS knows, with everything sbpl_render writes. */
+#define SBPL_CHECK_READ_OP  "file-read-data"
+#define SBPL_CHECK_WRITE_OP "file-write-data"
+
 /* The parameter that carries the root; SBPL refers to it as (param "MOAT_ROOT"). */
 #define SBPL_ROOT_PARAM "MOAT_ROOT"
 

@@ -182,9 +182,9 @@ bool sandbox_already_confined(const char *root, const char *home)
 	 * unreadable and that the root is writable. */
 	if (sandbox_check(getpid(), NULL, SANDBOX_FILTER_NONE) != 1)
 		return false;
-	if (home && !denied("file-read-data", home))
+	if (home && !denied(SBPL_CHECK_READ_OP, home))
 		return false;
-	return allowed("file-write-data", root);
+	return allowed(SBPL_CHECK_WRITE_OP, root);
 }
 
 const char *sandbox_socket_warning(const struct profile *p, const struct sandbox_support *s)

@@ -23,6 +23,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "base/strbuf.h"
 #include "shells/shells.h"
 
@@ -387,9 +388,9 @@ static int run_nix(const char *const *args, struct nix_run *r, struct error *err
 {
 	*r = (struct nix_run){.out = STRBUF_INIT, .err = STRBUF_INIT};
 	int outp[2], errp[2];
-	if (pipe2(outp, O_CLOEXEC) < 0)
+	if (platform_pipe_cloexec(outp) < 0)
 		return error_set(err, "cannot make a pipe: %s", strerror(errno));
-	if (pipe2(errp, O_CLOEXEC) < 0) {
+	if (platform_pipe_cloexec(errp) < 0) {
 		int e = errno;
 		close(outp[0]);
 		close(outp[1]);

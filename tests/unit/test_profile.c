@@ -3,7 +3,6 @@
 
 #include "base/path.h"
 #include "profile/profile.h"
-#include "sandbox/landlock.h"
 #include "tap.h"
 
 static const struct rule *find(const struct profile *p, const char *path)
@@ -96,19 +95,6 @@ static void test_grants(void)
 	}
 }
 
-static void test_landlock_mapping(void)
-{
-	uint64_t rw = landlock_rights_for_access(ACCESS_RW);
-	CHECK(!(rw & (LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK)), "write never grants device creation");
-	CHECK(rw & LL_FS_REFER, "write includes REFER so renames work");
-	CHECK(!(landlock_rights_for_access(ACCESS_READ) & LL_FS_EXECUTE), "read does not imply exec");
-	CHECK(!(landlock_rights_for_access(ACCESS_RX) & LL_FS_WRITE_FILE), "exec does not imply write");
-	CHECK(landlock_rights_for_access(ACCESS_ALL) == (rw | LL_FS_EXECUTE),
-	      "every writable rule gets the same rights, so renames never fail with EXDEV");
-	CHECK(!(landlock_fs_rights_for_abi(1) & LL_FS_REFER), "ABI 1 lacks REFER");
-	CHECK(landlock_fs_rights_for_abi(5) & LL_FS_IOCTL_DEV, "ABI 5 handles device ioctls");
-}
-
 static void test_private_ipc(void)
 {
 	struct profile p;
@@ -137,6 +123,5 @@ int main(void)
 	test_private_ipc();
 	test_refused_roots();
 	test_grants();
-	test_landlock_mapping();
 	return tap_done();
 }

@@ -1,6 +1,8 @@
 /* context_resolve_unplanted: the same canonical path as realpath for every
  * way a path can be spelled, except that a symlink lying inside a writable
- * area is refused wherever the walk meets it. */
+ * area is refused wherever the walk meets it. context_resolve_unplanted_absent:
+ * the same, and a path not there yet gets the form it will have, its existing
+ * part judged all the same. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -18,17 +20,72 @@ static void sh(const char *script)
 	free(cmd);
 }
 
-static int resolve(const char *rel, char **canon)
+static int resolve_with(int (*fn)(const char *, const char *const *, size_t, const char *, char **,
+                                  struct error *),
+                        const char *rel, char **canon)
 {
 	char *path = xasprintf("%s/%s", dir, rel);
 	char *area = xasprintf("%s/area", dir);
 	const char *areas[] = {area};
 	struct error err = {0};
 	errno = 0;
-	int rc = context_resolve_unplanted(path, areas, 1, "to grant", canon, &err);
+	int rc = fn(path, areas, 1, "to grant", canon, &err);
+	int e = errno;
 	free(path);
 	free(area);
+	errno = e;
 	return rc;
+}
+
+static int resolve(const char *rel, char **canon)
+{
+	return resolve_with(context_resolve_unplanted, rel, canon);
+}
+
+static int resolve_absent(const char *rel, char **canon)
+{
+	return resolve_with(context_resolve_unplanted_absent, rel, canon);
+}
+
+static void test_absent(void)
+{
+	static const struct {
+		const char *rel, *want; /* want: relative to the real dir; NULL: no path */
+	} cases[] = {
+	    {"missing", "missing"},
+	    {"missing/x/y", "missing/x/y"},
+	    {"link/sub/new/./file", "real/sub/new/file"},
+	    {".//real//new/", "real/new"},
+	    {"abs/new", "real/new"},
+	    {"dangling/x", "real/gone/x"}, /* the user's own dangling link, followed */
+	    {"area/inner/new", "area/inner/new"},
+	    {"real/sub", "real/sub"},  /* there: as realpath */
+	    {"missing/../real", NULL}, /* ".." above a part not there yet */
+	    {"file/x", NULL},          /* ENOTDIR: never a directory */
+	    {"loop1", NULL},
+	};
+	char *real_dir = realpath(dir, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *canon = NULL;
+		int rc = resolve_absent(cases[i].rel, &canon);
+		char *want = cases[i].want ? xasprintf("%s/%s", real_dir, cases[i].want) : NULL;
+		CHECK(rc == 0 && (want ? canon && strcmp(canon, want) == 0 : !canon),
+		      "absent ok: %s gives %s (got %s)", cases[i].rel, want ? want : "no path",
+		      canon ? canon : "NULL");
+		free(canon), free(want);
+	}
+	/* The existing part is judged as before: a planted link is refused,
+	 * whatever is missing after it. */
+	static const char *const refused[] = {"area/planted/new", "into/new/deeper",
+	                                      "area/planted"};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		char *canon = NULL;
+		CHECK(resolve_absent(refused[i], &canon) == -1 && !canon,
+		      "absent ok: %s is refused: a link inside the area", refused[i]);
+	}
+	char *canon = NULL;
+	CHECK(resolve("missing/x", &canon) == 0 && !canon, "control: without absent ok, no path");
+	free(real_dir);
 }
 
 int main(void)
@@ -36,8 +93,11 @@ int main(void)
 	if (!mkdtemp(dir))
 		abort();
 	sh("mkdir -p real/sub area/inner && ln -s real link && ln -s \"$PWD/real\" abs &&"
-	   " ln -s real/../real/sub dotdot && ln -s ../real area/planted && ln -s area/planted into &&"
-	   " ln -s loop2 loop1 && ln -s loop1 loop2 && ln -s area/inner to-area && ln -s ../link real/up");
+	   " ln -s real/../real/sub dotdot && ln -s ../real area/planted && ln -s area/planted "
+	   "into &&"
+	   " ln -s loop2 loop1 && ln -s loop1 loop2 && ln -s area/inner to-area && ln -s ../link "
+	   "real/up &&"
+	   " ln -s real/gone dangling && touch file");
 	static const char *const same[] = {
 		"real/sub", "link/sub", "abs/sub", "dotdot", "to-area", "real/up/sub", ".//real/./sub/",
 		"link/../link/sub", "area/inner",
@@ -60,6 +120,7 @@ int main(void)
 	char *canon = NULL;
 	CHECK(resolve("missing/x", &canon) == 0 && !canon && errno == ENOENT, "a missing path: NULL, ENOENT");
 	CHECK(resolve("loop1", &canon) == 0 && !canon && errno == ELOOP, "a loop of links: NULL, ELOOP");
+	test_absent();
 	sh("cd .. && rm -rf \"$OLDPWD\"");
 	return tap_done();
 }

@@ -14,7 +14,7 @@ int plan_build_profile(struct launch *l, const char *bin, struct error *err)
 	if (context_add_config_grants(&l->ctx, &l->cfg, bin, &l->warnings, err) < 0 ||
 	    context_add_config_sockets(&l->ctx, &l->cfg, err) < 0 || sandbox_probe(&l->support, err) < 0)
 		return -1;
-	return context_build_profile(&l->ctx, sandbox_platform, &l->profile, err);
+	return context_build_profile(&l->ctx, context_platform(), &l->profile, err);
 }
 
 void launch_free(struct launch *l)

@@ -29,8 +29,6 @@
 	 LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER | LL_FS_TRUNCATE |         \
 	 LL_FS_RESOLVE_UNIX)
 
-const enum platform sandbox_platform = PLATFORM_LINUX;
-
 uint64_t landlock_fs_rights_for_abi(int abi)
 {
 	uint64_t r = (LL_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0..12 */

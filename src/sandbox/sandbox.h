@@ -11,9 +11,6 @@
 #include "base/util.h"
 #include "profile/profile.h"
 
-/* The platform this backend enforces profiles for. */
-extern const enum platform sandbox_platform;
-
 struct sandbox_support {
 	int abi;                /* Landlock ABI version, 0 when unavailable */
 	char not_enforced[512]; /* what this kernel cannot enforce, "" if nothing */

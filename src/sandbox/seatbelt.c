@@ -72,8 +72,6 @@ static int load_libsandbox(struct libsandbox *ls, struct error *err)
 	return -1;
 }
 
-const enum platform sandbox_platform = PLATFORM_MACOS;
-
 int sandbox_probe(struct sandbox_support *s, struct error *err)
 {
 	/* Seatbelt has no ABI levels: what the profile says is enforced, or

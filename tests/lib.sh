@@ -16,7 +16,9 @@ MOAT=$MOAT_BUILD/moat
 WRAPPER=$MOAT_BUILD/moat-wrapper
 HELPERS=$MOAT_BUILD/tests/helpers
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/moat-test.XXXXXX")
+# Not under /tmp unless told: a session has a /tmp of its own, in which a
+# HOME under the host's /tmp would be absent rather than denied.
+T=$(mktemp -d "${MOAT_TEST_TMPDIR:-${TMPDIR:-/tmp}}/moat-test.XXXXXX")
 T=$(cd "$T" && pwd -P)
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" "${TMPDECOY:-}"' EXIT
 

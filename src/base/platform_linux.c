@@ -38,15 +38,22 @@ static int openat2_in(const char *dir, const char *rel, uint64_t flags, uint64_t
 	return fd;
 }
 
+static int walk_no_symlinks(const char *dir, const char *rel, int last_flags);
+
 int platform_open_beneath(const char *dir, const char *rel)
 {
-	return openat2_in(dir, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-			  MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_MAGICLINKS);
+	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	int fd = openat2_in(dir, rel, flags, MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_MAGICLINKS);
+	/* A sandbox's own seccomp filter answers openat2 with ENOSYS. */
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+		return walk_no_symlinks(dir, rel, flags);
+	return fd;
 }
 
-/* Without openat2 (a container's seccomp profile may refuse it): one
- * component at a time, O_NOFOLLOW, checking each is no symlink. */
-static int walk_no_symlinks(const char *dir, const char *rel)
+/* Without openat2 (a container's seccomp profile may refuse it, and moat's
+ * own does): one component at a time, O_NOFOLLOW, checking each is no
+ * symlink; the last one opened with last_flags. */
+static int walk_no_symlinks(const char *dir, const char *rel, int last_flags)
 {
 	/* As openat2 with RESOLVE_BENEATH: nothing absolute, nothing empty. */
 	if (rel[0] == '/' || rel[0] == '\0') {
@@ -68,7 +75,8 @@ static int walk_no_symlinks(const char *dir, const char *rel)
 		p += len + strspn(p + len, "/");
 		if (!len || strcmp(name, ".") == 0)
 			continue;
-		int next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		bool last = *p == '\0';
+		int next = openat(fd, name, (last ? last_flags : O_PATH | O_CLOEXEC) | O_NOFOLLOW);
 		struct stat st;
 		if (next >= 0 && fstat(next, &st) == 0 &&
 		    (S_ISLNK(st.st_mode) || (dir_wanted && !S_ISDIR(st.st_mode)))) {
@@ -88,7 +96,7 @@ int platform_open_path_no_symlinks(const char *dir, const char *rel)
 {
 	int fd = openat2_in(dir, rel, O_PATH | O_CLOEXEC, MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_SYMLINKS);
 	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
-		return walk_no_symlinks(dir, rel);
+		return walk_no_symlinks(dir, rel, O_PATH | O_CLOEXEC);
 	return fd;
 }
 

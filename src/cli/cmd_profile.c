@@ -36,15 +36,13 @@ static void print_rules(const struct launch *s)
 		       "path); socketpair and pipes work\n");
 	else
 		printf("unix sockets: only those under the root and .sockets in config.zon\n");
-	if (!p->private_ipc)
-		printf("ipc: shared with your processes, /dev/shm as the rules say (a rule lies in "
-		       "/dev/shm, which a private one would hide)\n");
-	else
-		printf("ipc: %s\n", sandbox_private_ipc_works()
-					    ? "private /dev/shm and System V IPC (own namespaces)"
-					    : "/dev/shm denied, System V IPC shared with your processes (no "
-					      "namespaces here: user namespaces are off, root lacks "
-					      "CAP_SYS_ADMIN, or this is a sandbox already)");
+	printf("isolation: %s\n", sandbox_isolation_works()
+					? "own PID, mount and IPC namespaces: a /proc of its own, private /tmp, "
+					  "/var/tmp and /dev/shm, protected paths read-only"
+					: "none here (nested in a session, user namespaces off, or root without "
+					  "CAP_SYS_ADMIN): the host's /tmp, /var/tmp and /dev/shm stay denied, "
+					  "System V IPC is shared, protected paths are not read-only");
+	printf("terminal: its own pseudo-terminal, relayed to yours\n");
 	printf("kernel: Landlock ABI %d\n", s->support.abi);
 	printf("not enforced: %s\n", s->support.not_enforced[0] ? s->support.not_enforced : "nothing");
 }

@@ -42,7 +42,6 @@ int cmd_shell(int argc, char **argv, const struct global_opts *g)
 		const char *shell = getenv("SHELL");
 		char *cmd[4];
 		shell_command(shell && shell[0] == '/' ? shell : "/bin/sh", cmd);
-		l.profile.job_control = true;
 		status = launch_set_command(&l, cmd[0], &err) < 0 ? err.status : launch_enter(&l, cmd, &err);
 	}
 	launch_free(&l);

@@ -196,6 +196,13 @@ int context_init(struct context *c, const char *root, const char *home, struct e
 	return 0;
 }
 
+void context_forget_terminals(struct context *c)
+{
+	for (size_t i = 0; i < c->nterminals; i++)
+		free(c->terminals[i]);
+	c->nterminals = 0;
+}
+
 void context_add_shell(struct context *c, const char *dir)
 {
 	c->shell_dirs = xrealloc_array(c->shell_dirs, c->nshell_dirs + 1, sizeof(char *));

@@ -32,6 +32,8 @@ struct context {
  * have it from getcwd() or realpath()) for a user whose real home is home.
  * Refuses a root that is home or contains it. */
 int context_init(struct context *c, const char *root, const char *home, struct error *err);
+/* Leave the user's terminals out: a session gets a terminal of its own. */
+void context_forget_terminals(struct context *c);
 void context_add_shell(struct context *c, const char *dir);
 void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access);
 void context_add_socket(struct context *c, const char *path);

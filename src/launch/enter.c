@@ -11,6 +11,7 @@
 #include "base/path.h"
 #include "base/platform.h"
 #include "launch/launch.h"
+#include "launch/plan.h"
 #include "shells/shells.h"
 
 /* Ask before a listed binary starts, unless approved already. */
@@ -109,12 +110,14 @@ static int exec_error(const struct launch *l, int e, struct error *err)
 	return err->status;
 }
 
+/* The wrapper keeps the caller's descriptors (make passes its jobserver
+ * that way); a session closed them all before it started. A wrapped tool
+ * with no terminal gets a session of its own, so nothing it leaves behind
+ * can reach the user's terminal through /dev/tty. */
 static int confine(struct launch *l, struct error *err)
 {
-	/* A descriptor to a file outside would be a hole Landlock cannot
-	 * close. The wrapper keeps them: make passes its jobserver that way. */
-	if (l->session)
-		platform_close_from(3);
+	if (!l->session && !isatty(0) && !isatty(1) && !isatty(2))
+		setsid();
 	if (sandbox_apply(&l->profile, &l->support, err) < 0 || make_tmpdir(l->ctx.root, err) < 0)
 		return -1;
 	apply_profile_env(&l->profile);
@@ -125,6 +128,13 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 {
 	if (l->confirm && confirm(l, err) < 0)
 		return EXIT_MOAT_FAILED;
+	if (l->session)
+		return session_run(l, argv, err);
+	return launch_exec(l, argv, err);
+}
+
+int launch_exec(struct launch *l, char **argv, struct error *err)
+{
 	if (!l->jailbroken && !l->already_confined && confine(l, err) < 0)
 		return EXIT_MOAT_FAILED;
 	if (make_home(l, err) < 0)

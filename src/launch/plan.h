@@ -11,4 +11,14 @@ int plan_load_config(struct launch *l, struct error *err);
  * sockets, the kernel's support, and the profile from l->ctx. */
 int plan_build_profile(struct launch *l, const char *bin, struct error *err);
 
+/* Confine this process as planned (unless jailbroken or confined already),
+ * make TMPDIR and the HOME override, set the environment and exec l->exe.
+ * Returns only on failure, with the exit status and err. */
+int launch_exec(struct launch *l, char **argv, struct error *err);
+
+/* A session: moat relays the terminal and waits while the tool runs in a
+ * world of its own (launch/run.c). Returns the tool's exit status, 125
+ * when the session could not start; a tool's death by signal is moat's. */
+int session_run(struct launch *l, char **argv, struct error *err);
+
 #endif

@@ -101,9 +101,42 @@ const char *profile_grant_refusal(const char *path, const char *home)
 	return why ? why : path_home_refusal(path, home);
 }
 
+/* Directories shared with other users and the system: never a project.
+ * The first list only as themselves (a project below, say /srv/www/app or
+ * a mktemp -d under /tmp, is fine), the second with everything below. */
+static const char *const shared_dirs[] = {
+	"/", "/tmp", "/var/tmp", "/dev/shm", "/var", "/var/lib", "/var/cache", "/var/log",
+	"/var/spool", "/var/mail", "/opt", "/srv", "/mnt", "/media", "/home",
+};
+static const char *const system_trees[] = {
+	"/etc", "/usr", "/proc", "/sys", "/boot", "/nix", "/dev", "/run",
+	"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+};
+
+static const char *shared_refusal(const char *root)
+{
+	for (size_t i = 0; i < ARRAY_LEN(shared_dirs); i++)
+		if (strcmp(root, shared_dirs[i]) == 0)
+			return "it is a directory shared with other users and programs";
+	if (path_is_under(root, "/dev/shm")) /* a project may live in memory */
+		return NULL;
+	for (size_t i = 0; i < ARRAY_LEN(system_trees); i++)
+		if (path_is_under(root, system_trees[i]))
+			return "it is a system directory";
+	return NULL;
+}
+
 int profile_refuse_root(const char *root, const char *home, struct error *err)
 {
-	const char *why = path_home_refusal(root, home);
+	const char *why = shared_refusal(root);
+	if (why) {
+		error_set(err, "refusing to use '%s' as the sandbox root: %s", root, why);
+		error_hint(err, "the root is read/write for everything in the sandbox; cd into a project "
+				"directory (a directory of its own below /tmp or /srv is fine)");
+		err->status = EXIT_MOAT_FAILED;
+		return -1;
+	}
+	why = path_home_refusal(root, home);
 	if (!why)
 		return 0;
 	error_set(err, "refusing to use '%s' as the sandbox root: %s", root, why);
@@ -172,14 +205,19 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 	return 0;
 }
 
-void profile_add_private_ipc(struct profile *p)
+void profile_isolate(struct profile *p)
 {
-	/* A root or grant in /dev/shm would vanish under the new tmpfs. */
-	for (size_t i = 0; i < p->nrules; i++)
-		if (path_is_under(p->rules[i].path, "/dev/shm"))
-			return;
-	p->private_ipc = true;
+	p->isolate = true;
+	p->job_control = true;
+	/* Rules below these are carried into the new tmpfs (sandbox.h). */
+	profile_add_rule(p, "/tmp", ACCESS_RW, ORIGIN_PRIVATE, NULL);
+	profile_add_rule(p, "/var/tmp", ACCESS_RW, ORIGIN_PRIVATE, NULL);
 	profile_add_rule(p, "/dev/shm", ACCESS_RW, ORIGIN_PRIVATE, NULL);
+}
+
+void profile_protect(struct profile *p, const char *path)
+{
+	profile_add_rule(p, path, ACCESS_READ, ORIGIN_PROTECTED, NULL);
 }
 
 void profile_free(struct profile *p)
@@ -256,6 +294,7 @@ const char *origin_name(enum rule_origin origin)
 	case ORIGIN_SOCKET: return "socket";
 	case ORIGIN_SHELL: return "shell";
 	case ORIGIN_PRIVATE: return "private";
+	case ORIGIN_PROTECTED: return "protected";
 	}
 	return "?";
 }

@@ -36,7 +36,8 @@ enum rule_origin {
 	ORIGIN_GRANT,    /* `moat allow` */
 	ORIGIN_SOCKET,   /* a unix socket let through on purpose */
 	ORIGIN_SHELL,    /* a shell directory and moat-wrapper, so wrapped tools run */
-	ORIGIN_PRIVATE,  /* the sandbox's own /dev/shm, never the host's (private_ipc) */
+	ORIGIN_PRIVATE,  /* the session's own /tmp, /var/tmp, /dev/shm, never the host's (isolate) */
+	ORIGIN_PROTECTED, /* in the root, but read-only: .git/hooks, .git/config, .protect */
 };
 
 /* Whose system paths the profile is built for. macOS's <mach-o/loader.h>
@@ -68,15 +69,17 @@ struct profile {
 	char **jailbreaks; /* absolute paths of binaries that run unsandboxed */
 	size_t njailbreaks;
 	bool network; /* network access; open by design, as in the seed */
-	/* May processes take the terminal's foreground (tcsetpgrp)? Only an
-	 * interactive moat shell needs it; elsewhere a process left behind
-	 * could take the terminal and read what the user types next. */
+	/* May processes take the terminal's foreground (tcsetpgrp)? In a
+	 * session the terminal is the sandbox's own pseudo-terminal, so yes;
+	 * a wrapped tool is on the user's, where a process left behind could
+	 * take it and read what the user types next. */
 	bool job_control;
-	/* Give the sandbox its own System V IPC and an empty /dev/shm (an
-	 * ORIGIN_PRIVATE rule), so POSIX semaphores work. The backend adds that
-	 * rule only when the kernel let it make the namespaces. Sessions ask for
-	 * it; moat-wrapper does not, since it would double the wrapper's cost. */
-	bool private_ipc;
+	/* A session's own world: PID, mount and IPC namespaces, a /proc of its
+	 * own, empty /tmp, /var/tmp and /dev/shm (ORIGIN_PRIVATE rules, dropped
+	 * where the kernel would not make them), ORIGIN_PROTECTED paths bound
+	 * read-only. Sessions ask for it; moat-wrapper does not, since it would
+	 * double the wrapper's cost. */
+	bool isolate;
 };
 
 /* A grant from config.zon, with its path already expanded and canonical. */
@@ -134,9 +137,11 @@ bool profile_allows_write(const struct profile *p, const char *path);
 const char *access_name(unsigned access);
 const char *origin_name(enum rule_origin origin);
 
-/* Ask for a private /dev/shm and System V IPC (Linux sessions), unless a
- * rule already lies in /dev/shm: the new tmpfs would hide it. */
-void profile_add_private_ipc(struct profile *p);
+/* Ask for a session's own world (see profile.isolate). */
+void profile_isolate(struct profile *p);
+
+/* Keep path (canonical, inside the root) read-only in a session. */
+void profile_protect(struct profile *p, const char *path);
 
 /* Why path cannot be granted (or hold a shell) in a sandbox for a user
  * whose real home is home, or NULL when it can: path_refusal()'s reasons,

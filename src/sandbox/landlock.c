@@ -14,7 +14,6 @@
 #include "base/strbuf.h"
 #include "sandbox/caps.h"
 #include "sandbox/landlock.h"
-#include "sandbox/namespaces.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/seccomp.h"
 
@@ -142,11 +141,11 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	cleanup_close int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (ruleset < 0)
 		return error_set(err, "cannot create the Landlock ruleset: %s", strerror(errno));
-	/* Before the rules are opened, so "/dev/shm" names the private tmpfs;
-	 * without one, the host's /dev/shm stays denied. */
-	bool private_shm = p->private_ipc && ns_private_ipc();
+	/* After sandbox_private_mounts, so "/tmp" names the private tmpfs. */
 	for (size_t i = 0; i < p->nrules; i++) {
-		if (p->rules[i].origin == ORIGIN_PRIVATE && !private_shm)
+		/* A protected path lies in the root, whose rule covers reading it;
+		 * only the read-only mount makes it protected. */
+		if (p->rules[i].origin == ORIGIN_PROTECTED)
 			continue;
 		if (add_rule(ruleset, &p->rules[i], attr.handled_access_fs, err) < 0)
 			return -1;

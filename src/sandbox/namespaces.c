@@ -1,16 +1,30 @@
-#include "sandbox/namespaces.h"
-
+/* A session's own world on Linux: PID, mount and IPC namespaces (and, for
+ * a user without CAP_SYS_ADMIN, a user namespace mapping only their own
+ * ids), a fresh /proc, private /tmp, /var/tmp and /dev/shm, and protected
+ * paths bound read-only. moat-wrapper never comes here: a wrapped tool
+ * inside a session already has all of it, and outside one it would double
+ * the wrapper's start-up cost. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/fs.h"
+#include "base/path.h"
+#include "base/platform.h"
 #include "base/util.h"
 #include "sandbox/sandbox.h"
+
+/* The directories a session gets its own empty tmpfs on. */
+static const char *const private_dirs[] = {"/tmp", "/var/tmp", "/dev/shm"};
 
 static bool write_file(const char *path, const char *text)
 {
@@ -19,21 +33,24 @@ static bool write_file(const char *path, const char *text)
 	return fd >= 0 && write(fd, text, len) == (ssize_t)len;
 }
 
-/* The new user namespace sees our own ids as themselves, so files keep
+/* The child's user namespace sees our own ids as themselves, so files keep
  * their owner; every other id shows as the overflow id (nobody). */
-static bool map_own_ids(uid_t uid, gid_t gid)
+static bool map_own_ids(pid_t child, uid_t uid, gid_t gid)
 {
-	char map[64];
-	if (!write_file("/proc/self/setgroups", "deny"))
+	char path[64], map[64];
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)child);
+	if (!write_file(path, "deny"))
 		return false;
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)child);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	if (!write_file("/proc/self/uid_map", map))
+	if (!write_file(path, map))
 		return false;
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)child);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	return write_file("/proc/self/gid_map", map);
+	return write_file(path, map);
 }
 
-/* Can we write our id maps? Not inside a Landlock domain, where /proc is
+/* Can we write id maps? Not inside a Landlock domain, where /proc is
  * read-only; and a user namespace without maps would show every file, ours
  * too, as owned by nobody. Opening the file tells before anything changes. */
 static bool can_map_ids(void)
@@ -45,37 +62,235 @@ static bool can_map_ids(void)
 	return true;
 }
 
-static bool enter_namespaces(void)
+static pid_t clone_into(unsigned long flags)
 {
-	/* With CAP_SYS_ADMIN (root) no user namespace is needed, and none is
-	 * made, not even for a root without CAP_SYS_ADMIN: root in one would
-	 * lose its hold (CAP_DAC_OVERRIDE) on files of unmapped owners. */
-	if (unshare(CLONE_NEWNS | CLONE_NEWIPC) == 0)
-		return true;
-	if (errno != EPERM || geteuid() == 0 || !can_map_ids())
-		return false;
+	/* Like fork: no new stack, the child continues from here. */
+	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+}
+
+/* With CAP_SYS_ADMIN (root) no user namespace is needed, and none is made:
+ * root in one would lose its hold (CAP_DAC_OVERRIDE) on files of unmapped
+ * owners. Anyone else gets one, when the kernel lets them write its maps. */
+static pid_t clone_isolated(bool *isolated)
+{
+	const unsigned long base = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC;
+	*isolated = true;
+	pid_t pid = clone_into(base);
+	if (pid >= 0 || errno != EPERM || geteuid() == 0 || !can_map_ids())
+		return pid;
+	int go[2];
+	if (platform_pipe_cloexec(go) < 0)
+		return -1;
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
-	return unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) == 0 && map_own_ids(uid, gid);
+	pid = clone_into(base | CLONE_NEWUSER);
+	if (pid == 0) {
+		/* Wait until the parent has written our id maps. */
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(EXIT_MOAT_FAILED);
+		close(go[0]);
+		return 0;
+	}
+	close(go[0]);
+	if (pid > 0 && !map_own_ids(pid, uid, gid)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		errno = EPERM;
+		pid = -1;
+	}
+	if (pid > 0 && write(go[1], "g", 1) != 1)
+		pid = -1;
+	close(go[1]);
+	return pid;
 }
 
-bool ns_private_ipc(void)
+pid_t sandbox_spawn(bool want_isolation, bool *isolated)
 {
-	if (!enter_namespaces())
-		return false;
+	*isolated = false;
+	if (want_isolation) {
+		pid_t pid = clone_isolated(isolated);
+		if (pid >= 0)
+			return pid;
+		/* Nested in a session, user namespaces off, no CAP_SYS_ADMIN: a
+		 * session without namespaces, as before them. */
+		*isolated = false;
+	}
+	return fork();
+}
+
+/* Mount flags a bind of path must keep: in a user namespace the ones the
+ * outer mount has are locked, and a remount that drops one fails. */
+static unsigned long locked_flags(int fd)
+{
+	struct statvfs sv;
+	if (fstatvfs(fd, &sv) < 0)
+		return 0;
+	unsigned long f = 0;
+	if (sv.f_flag & ST_NOSUID)
+		f |= MS_NOSUID;
+	if (sv.f_flag & ST_NODEV)
+		f |= MS_NODEV;
+	if (sv.f_flag & ST_NOEXEC)
+		f |= MS_NOEXEC;
+	if (sv.f_flag & ST_RDONLY)
+		f |= MS_RDONLY;
+	return f;
+}
+
+/* Bind what fd holds onto target (made in the new tmpfs, or path itself);
+ * read-only unless writable. The descriptor was opened before anything was
+ * mounted over it, so the bind is of what the rule names. */
+static int bind_fd(int fd, const char *target, bool writable, struct error *err)
+{
+	char src[64];
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
+	if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return error_set(err, "cannot bind '%s' into the sandbox: %s", target, strerror(errno));
+	if (writable)
+		return 0;
+	unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | locked_flags(fd);
+	if (mount(NULL, target, NULL, flags, NULL) < 0)
+		return error_set(err, "cannot make '%s' read-only in the sandbox: %s", target,
+				 strerror(errno));
+	return 0;
+}
+
+/* The mount point for a bind of fd at path inside a fresh tmpfs: its
+ * parents as directories, itself as a directory or an empty file. */
+static int make_mount_point(const char *path, int fd, struct error *err)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return error_set(err, "cannot stat '%s': %s", path, strerror(errno));
+	cleanup_free char *parent = path_dirname(path);
+	if (fs_mkdir_p(parent, 0755, err) < 0)
+		return -1;
+	int rc = S_ISDIR(st.st_mode) ? mkdir(path, 0755) : mknod(path, S_IFREG | 0600, 0);
+	if (rc < 0 && errno != EEXIST)
+		return error_set(err, "cannot make a mount point at '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+struct carried {
+	char *path;
+	int fd;
+	bool writable;
+};
+
+static void carried_free(struct carried *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].path);
+		if (c[i].fd >= 0)
+			close(c[i].fd);
+	}
+	free(c);
+}
+
+/* The rules below dir that must stay reachable under a new tmpfs there,
+ * each opened now (no symlinks: the path is canonical). Returns false when
+ * dir itself is granted (or lies below a grant): the user gave the host's
+ * dir on purpose, so it is not replaced. */
+static bool collect_carried(const struct profile *p, const char *dir, struct carried **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct rule *r = &p->rules[i];
+		if (r->origin == ORIGIN_PRIVATE)
+			continue;
+		if (path_is_under(dir, r->path))
+			return false;
+		if (!path_is_under(r->path, dir))
+			continue;
+		int fd = platform_open_path_no_symlinks("/", r->path + 1);
+		if (fd < 0) /* not there: no rule, nothing to carry */
+			continue;
+		*out = xrealloc_array(*out, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = (struct carried){xstrdup(r->path), fd, (r->access & ACCESS_WRITE) != 0};
+	}
+	return true;
+}
+
+/* An empty tmpfs on dir, with the rules below it bound back in (read-only
+ * unless writable: the tmpfs rule itself is writable, and Landlock rights
+ * are inherited down the path, so only the mount can keep a read-only
+ * grant read-only). Returns 1 when dir is private, 0 when it stays the
+ * host's (granted on purpose, or absent), -1 on failure. */
+static int privatize(const struct profile *p, const char *dir, struct error *err)
+{
+	struct stat st;
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	struct carried *c;
+	size_t n;
+	if (!collect_carried(p, dir, &c, &n))
+		return 0;
+	int rc = 1;
+	if (mount("moat-tmp", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+		rc = error_set(err, "cannot mount a private '%s': %s", dir, strerror(errno));
+	for (size_t i = 0; i < n && rc > 0; i++)
+		if (make_mount_point(c[i].path, c[i].fd, err) < 0 ||
+		    bind_fd(c[i].fd, c[i].path, c[i].writable, err) < 0)
+			rc = -1;
+	carried_free(c, n);
+	return rc;
+}
+
+/* A protected path (.git/hooks, .git/config, .protect) bound read-only onto
+ * itself. A path that is not there is skipped: nothing to protect. */
+static int protect(const char *path, struct error *err)
+{
+	cleanup_close int fd = platform_open_path_no_symlinks("/", path + 1);
+	if (fd < 0)
+		return 0;
+	return bind_fd(fd, path, false, err);
+}
+
+static void drop_private_rule(struct profile *p, const char *dir)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].origin == ORIGIN_PRIVATE && strcmp(p->rules[i].path, dir) == 0)
+			p->rules[i].access = 0;
+}
+
+int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
+{
+	if (!isolated) {
+		for (size_t i = 0; i < ARRAY_LEN(private_dirs); i++)
+			drop_private_rule(p, private_dirs[i]);
+		return 0;
+	}
 	/* Private propagation first: root's new namespace still shares mount
-	 * events with the host's, and the tmpfs must not appear there. */
-	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-	       mount("moat-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") == 0;
+	 * events with the host's, and nothing here may appear there. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return error_set(err, "cannot make the sandbox's mounts private: %s", strerror(errno));
+	/* Our PID namespace's /proc: only the sandbox's processes. */
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return error_set(err, "cannot mount the sandbox's /proc: %s", strerror(errno));
+	for (size_t i = 0; i < ARRAY_LEN(private_dirs); i++) {
+		int rc = privatize(p, private_dirs[i], err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			drop_private_rule(p, private_dirs[i]);
+	}
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].origin == ORIGIN_PROTECTED && protect(p->rules[i].path, err) < 0)
+			return -1;
+	return 0;
 }
 
-bool sandbox_private_ipc_works(void)
+bool sandbox_isolation_works(void)
 {
-	pid_t pid = fork();
+	bool isolated;
+	pid_t pid = sandbox_spawn(true, &isolated);
 	if (pid < 0)
 		return false;
 	if (pid == 0)
-		_exit(ns_private_ipc() ? 0 : 1);
+		_exit(isolated && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : 1);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "base/util.h"
 #include "profile/profile.h"
@@ -26,10 +27,24 @@ int sandbox_probe(struct sandbox_support *s, struct error *err);
  * single-threaded, right before exec. */
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err);
 
-/* Can a session here have its own /dev/shm and System V IPC (see
- * profile.private_ipc)? Tried in a child process, so the caller is left as
- * it was; for `moat profile`, which must say what a run would get. */
-bool sandbox_private_ipc_works(void);
+/* Start a session's first process. With want_isolation, the child (return
+ * 0) gets its own world where the kernel allows it (Linux: PID, mount, IPC
+ * and, for a user without CAP_SYS_ADMIN, user namespaces), and *isolated
+ * says whether it did; otherwise, or where it cannot (nested in a session,
+ * user namespaces off), a plain fork. Returns the child's pid in the
+ * parent, -1 with errno when no child could be made. */
+pid_t sandbox_spawn(bool want_isolation, bool *isolated);
+
+/* In that child, before sandbox_apply: the session's mounts when isolated
+ * (a /proc of its own, empty private /tmp, /var/tmp and /dev/shm with the
+ * rules below them bound back in, read-only unless writable, and
+ * ORIGIN_PROTECTED paths bound read-only). The ORIGIN_PRIVATE rules for
+ * what could not be made private are dropped, so the host's stay denied. */
+int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err);
+
+/* Would a session here get its own world? Tried in a child process, so
+ * the caller is left as it was; for `moat profile`. */
+bool sandbox_isolation_works(void);
 
 /* A warning for the user when the profile lets unix sockets through on a
  * kernel that cannot confine them by path (Landlock ABI < 9), or NULL. */

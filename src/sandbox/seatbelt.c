@@ -93,8 +93,25 @@ static void compile_failed(const char *message, const char *sbpl, struct error *
 	err->status = 125;
 }
 
-/* macOS has no /dev/shm to make private; POSIX IPC is Seatbelt's to judge. */
-bool sandbox_private_ipc_works(void)
+/* macOS has no namespaces: a session is a plain child, and the host's
+ * /tmp stays denied by the profile rather than replaced. */
+pid_t sandbox_spawn(bool want_isolation, bool *isolated)
+{
+	(void)want_isolation;
+	*isolated = false;
+	return fork();
+}
+
+int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
+{
+	(void)isolated, (void)err;
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].origin == ORIGIN_PRIVATE)
+			p->rules[i].access = 0;
+	return 0;
+}
+
+bool sandbox_isolation_works(void)
 {
 	return false;
 }

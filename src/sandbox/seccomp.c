@@ -24,10 +24,22 @@
  *    does not mediate chmod, so root in a sandbox could make any root-owned
  *    file on the host (python3, a shell) setuid for every local user. Plain
  *    mode changes stay allowed: the mode argument is all seccomp can see.
+ *  - creating a file with S_ISUID or S_ISGID: open and openat with O_CREAT
+ *    or O_TMPFILE, creat, mknod, mknodat; the same file root would get from
+ *    chmod. openat2 (its mode is in memory seccomp cannot read) and io_uring
+ *    (IORING_OP_OPENAT, and sockets without socket()) are ENOSYS, as on a
+ *    kernel without them, so libraries fall back to the plain calls.
+ *  - calls on another process that Landlock does not judge: prlimit64 with
+ *    a new limit for a pid other than 0 or the caller (a core limit raised
+ *    and a CPU limit of one second made a busy process of the user dump its
+ *    memory, keys included, where the sandbox could read it; a CPU limit
+ *    alone kills it), setpriority and ioprio_set on anything but the
+ *    calling process.
  * By policy (struct seccomp_policy):
- *  - new AF_UNIX sockets that could reach a pathname socket outside (EACCES),
- *    io_uring (ENOSYS);
- *  - TIOCSPGRP.
+ *  - new AF_UNIX sockets that could reach a pathname socket outside (EACCES);
+ *  - TIOCSPGRP, and setpgid into a process group that is not the caller's
+ *    own, its group at start, or the target's own: a process left behind
+ *    could otherwise join the foreground job of the user's terminal.
  * Compatibility syscalls: i386 gets the same checks with its own numbers;
  * x32 is refused outright (ENOSYS, as on kernels built without it) rather
  * than mirrored, since nothing moat runs is x32 and a missed number there
@@ -43,6 +55,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sandbox/seccomp.h"
 
@@ -62,18 +75,24 @@
 #define SOCK_TYPE_BITS        0xfu /* the kernel's SOCK_TYPE_MASK: type without flags */
 
 #define SETID_BITS    06000u /* S_ISUID | S_ISGID */
+#define CREATE_FLAGS  (0100u | 020000000u) /* O_CREAT | __O_TMPFILE: open's mode is used */
+#define PRIO_PROCESS_ 0u
+#define IOPRIO_WHO_PROCESS_ 1u
 #define SYS_FCHMODAT2 452u   /* Linux 6.6, same number everywhere; newer than Debian 12's headers */
+#define SYS_OPENAT2   437u   /* Linux 5.6, same number everywhere */
 
 #define NO_NR UINT32_MAX
 
 /* The syscall numbers one ABI uses for what the filter looks at. */
 struct abi_numbers {
 	uint32_t ioctl, socket, socketpair, socketcall;
-	uint32_t io_uring[3];
+	uint32_t prlimit64, setpriority, ioprio_set, setpgid;
+	uint32_t open, openat;    /* flags in arg 1 / 2, mode in arg 2 / 3 */
+	uint32_t unavailable[4];  /* always ENOSYS: io_uring_*, openat2 */
 	uint32_t keyrings[3];     /* always ENOSYS */
 	uint32_t refused[9];      /* always EPERM */
-	uint32_t mode_in_arg1[2]; /* chmod, fchmod: refused with set-id bits */
-	uint32_t mode_in_arg2[2]; /* fchmodat, fchmodat2 */
+	uint32_t mode_in_arg1[4]; /* chmod, fchmod, creat, mknod: refused with set-id bits */
+	uint32_t mode_in_arg2[3]; /* fchmodat, fchmodat2, mknodat */
 };
 
 #if defined(__x86_64__)
@@ -84,12 +103,18 @@ static const struct abi_numbers native = {
     .socket = SYS_socket,
     .socketpair = SYS_socketpair,
     .socketcall = NO_NR,
-    .io_uring = {425, 426, 427},
+    .prlimit64 = SYS_prlimit64,
+    .setpriority = SYS_setpriority,
+    .ioprio_set = SYS_ioprio_set,
+    .setpgid = SYS_setpgid,
+    .open = SYS_open,
+    .openat = SYS_openat,
+    .unavailable = {425, 426, 427, SYS_OPENAT2},
     .keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
     .refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
                 SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf},
-    .mode_in_arg1 = {SYS_chmod, SYS_fchmod},
-    .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
+    .mode_in_arg1 = {SYS_chmod, SYS_fchmod, SYS_creat, SYS_mknod},
+    .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2, SYS_mknodat},
 };
 /* i386 numbers, from arch/x86/entry/syscalls/syscall_32.tbl (i386 has no
  * kexec_file_load). */
@@ -98,11 +123,17 @@ static const struct abi_numbers i386 = {
     .socket = 359,
     .socketpair = 360,
     .socketcall = 102,
-    .io_uring = {425, 426, 427},
+    .prlimit64 = 340,
+    .setpriority = 97,
+    .ioprio_set = 289,
+    .setpgid = 57,
+    .open = 5,
+    .openat = 295,
+    .unavailable = {425, 426, 427, SYS_OPENAT2},
     .keyrings = {286, 287, 288},
     .refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357},
-    .mode_in_arg1 = {15, 94},
-    .mode_in_arg2 = {306, SYS_FCHMODAT2},
+    .mode_in_arg1 = {15, 94, 8, 14},
+    .mode_in_arg2 = {306, SYS_FCHMODAT2, 297},
 };
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
@@ -111,12 +142,18 @@ static const struct abi_numbers native = {
     .socket = SYS_socket,
     .socketpair = SYS_socketpair,
     .socketcall = NO_NR,
-    .io_uring = {425, 426, 427},
+    .prlimit64 = SYS_prlimit64,
+    .setpriority = SYS_setpriority,
+    .ioprio_set = SYS_ioprio_set,
+    .setpgid = SYS_setpgid,
+    .open = NO_NR,
+    .openat = SYS_openat,
+    .unavailable = {425, 426, 427, SYS_OPENAT2},
     .keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
     .refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
                 SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf},
-    .mode_in_arg1 = {NO_NR, SYS_fchmod},
-    .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
+    .mode_in_arg1 = {NO_NR, SYS_fchmod, NO_NR, NO_NR},
+    .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2, SYS_mknodat},
 };
 #else
 #error "moat's seccomp filter does not know this architecture yet"
@@ -134,6 +171,16 @@ enum label {
 	L_SOCKETCALL,
 	L_MODE1,
 	L_MODE2,
+	L_OPEN,
+	L_OPENAT,
+	L_CREATE_MODE2,
+	L_CREATE_MODE3,
+	L_PRLIMIT,
+	L_PRLIMIT_NEW,
+	L_SETPRIO,
+	L_IOPRIO,
+	L_WHO_SELF,
+	L_SETPGID,
 	L_ALLOW,
 	L_EPERM,
 	L_EACCES,
@@ -142,7 +189,7 @@ enum label {
 	L_COUNT = 96
 };
 
-#define MAX_INSNS 160
+#define MAX_INSNS 256
 #define UNPLACED  SIZE_MAX
 
 struct prog {
@@ -247,9 +294,18 @@ static void emit_search(struct prog *p, const struct nr_target *t, size_t n)
 static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
                            const struct seccomp_policy *pol)
 {
-	struct nr_target t[32];
+	struct nr_target t[48];
 	size_t n = 0;
 	add_target(t, &n, abi->ioctl, L_IOCTL);
+	add_target(t, &n, abi->open, L_OPEN);
+	add_target(t, &n, abi->openat, L_OPENAT);
+	add_target(t, &n, abi->prlimit64, L_PRLIMIT);
+	add_target(t, &n, abi->setpriority, L_SETPRIO);
+	add_target(t, &n, abi->ioprio_set, L_IOPRIO);
+	if (pol->deny_tty_takeover)
+		add_target(t, &n, abi->setpgid, L_SETPGID);
+	for (size_t i = 0; i < ARRAY_LEN(abi->unavailable); i++)
+		add_target(t, &n, abi->unavailable[i], L_ENOSYS);
 	for (size_t i = 0; i < ARRAY_LEN(abi->refused); i++)
 		add_target(t, &n, abi->refused[i], L_EPERM);
 	for (size_t i = 0; i < ARRAY_LEN(abi->keyrings); i++)
@@ -262,8 +318,6 @@ static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
 		add_target(t, &n, abi->socket, L_SOCKET);
 		add_target(t, &n, abi->socketpair, L_SOCKETPAIR);
 		add_target(t, &n, abi->socketcall, L_SOCKETCALL);
-		for (size_t i = 0; i < ARRAY_LEN(abi->io_uring); i++)
-			add_target(t, &n, abi->io_uring[i], L_ENOSYS);
 	}
 	qsort(t, n, sizeof(t[0]), by_nr);
 	emit_search(p, t, n);
@@ -294,6 +348,68 @@ static void mode_checks(struct prog *p)
 	place(p, L_MODE2);
 	load_arg_low(p, 2);
 	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, L_EPERM, L_ALLOW);
+}
+
+/* open(path, flags, mode), openat(dir, path, flags, mode): the mode only
+ * counts with O_CREAT or O_TMPFILE (glibc passes none otherwise). */
+static void create_checks(struct prog *p)
+{
+	place(p, L_OPEN);
+	load_arg_low(p, 1);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, CREATE_FLAGS, L_CREATE_MODE2, L_ALLOW);
+	place(p, L_CREATE_MODE2);
+	load_arg_low(p, 2);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, L_EPERM, L_ALLOW);
+	place(p, L_OPENAT);
+	load_arg_low(p, 2);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, CREATE_FLAGS, L_CREATE_MODE3, L_ALLOW);
+	place(p, L_CREATE_MODE3);
+	load_arg_low(p, 3);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, L_EPERM, L_ALLOW);
+}
+
+static void load_arg_high(struct prog *p, int i)
+{
+	load(p, (uint32_t)offsetof(struct seccomp_data, args[i]) + 4);
+}
+
+/* Calls aimed at another process: pids are compared with the caller's own
+ * (0 means the caller too). The pid is the one of the process that
+ * installs the filter, which then execs the tool. */
+static void process_checks(struct prog *p, const struct seccomp_policy *pol)
+{
+	uint32_t self = (uint32_t)pol->self;
+	/* prlimit64(pid, resource, new, old): reading is harmless. */
+	place(p, L_PRLIMIT);
+	load_arg_low(p, 0);
+	jeq(p, 0, L_ALLOW, L_NEXT);
+	jeq(p, self, L_ALLOW, L_NEXT);
+	load_arg_low(p, 2);
+	jeq(p, 0, L_PRLIMIT_NEW, L_EPERM);
+	place(p, L_PRLIMIT_NEW);
+	load_arg_high(p, 2);
+	jeq(p, 0, L_ALLOW, L_EPERM);
+	/* setpriority(which, who, prio), ioprio_set(which, who, prio). */
+	place(p, L_SETPRIO);
+	load_arg_low(p, 0);
+	jeq(p, PRIO_PROCESS_, L_WHO_SELF, L_EPERM);
+	place(p, L_IOPRIO);
+	load_arg_low(p, 0);
+	jeq(p, IOPRIO_WHO_PROCESS_, L_WHO_SELF, L_EPERM);
+	place(p, L_WHO_SELF);
+	load_arg_low(p, 1);
+	jeq(p, 0, L_ALLOW, L_NEXT);
+	jeq(p, self, L_ALLOW, L_EPERM);
+	/* setpgid(pid, pgid): a new group (0, or the target's own pid), the
+	 * caller's, or the group it started in; never another. */
+	place(p, L_SETPGID);
+	load_arg_low(p, 1);
+	jeq(p, 0, L_ALLOW, L_NEXT);
+	jeq(p, self, L_ALLOW, L_NEXT);
+	jeq(p, (uint32_t)pol->pgrp, L_ALLOW, L_NEXT);
+	emit(p, BPF_MISC | BPF_TAX, 0, L_NEXT, L_NEXT);
+	load_arg_low(p, 0);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_X, 0, L_ALLOW, L_EPERM);
 }
 
 static void socket_checks(struct prog *p)
@@ -343,6 +459,8 @@ static void assemble(struct prog *p, const struct seccomp_policy *pol)
 #endif
 	ioctl_checks(p, pol);
 	mode_checks(p);
+	create_checks(p);
+	process_checks(p, pol);
 	socket_checks(p);
 	place(p, L_ALLOW);
 	ret(p, SECCOMP_RET_ALLOW);
@@ -385,11 +503,13 @@ struct seccomp_policy seccomp_policy_for(int landlock_abi, bool sockets_let_thro
 
 int seccomp_install(const struct seccomp_policy *policy, struct error *err)
 {
-	static const struct seccomp_policy base;
+	struct seccomp_policy pol = policy ? *policy : (struct seccomp_policy){0};
+	pol.self = getpid();
+	pol.pgrp = getpgrp();
 	struct prog p = {0};
 	for (size_t i = 0; i < L_COUNT; i++)
 		p.at[i] = UNPLACED;
-	assemble(&p, policy ? policy : &base);
+	assemble(&p, &pol);
 	if (resolve(&p) < 0)
 		return error_set(err, "cannot build the seccomp filter (a moat bug)");
 	struct sock_fprog prog = {.len = (unsigned short)p.n, .filter = p.insn};

@@ -7,6 +7,8 @@
 #define MOAT_SANDBOX_SECCOMP_H
 
 #include <stdbool.h>
+#include <sys/types.h>
+#include <sys/types.h>
 
 #include "base/util.h"
 
@@ -23,11 +25,15 @@ struct seccomp_policy {
 	 * seqpacket socketpair() and pipes keep working. Refusals are EACCES,
 	 * io_uring is ENOSYS so runtimes fall back to plain syscalls. */
 	bool deny_unix_sockets;
-	/* Refuse TIOCSPGRP: a process left behind by a sandboxed tool could
-	 * otherwise make itself the terminal's foreground and read what the
-	 * user types into the shell after moat has returned. Costs job control
-	 * in an interactive shell run inside the sandbox. */
+	/* The tool shares the user's terminal session (moat-wrapper): refuse
+	 * TIOCSPGRP and setpgid into any process group but a new one, the
+	 * caller's or the one it started in, so that a process left behind
+	 * cannot make itself or join the terminal's foreground and read what
+	 * the user types after moat has returned. Costs job control to an
+	 * interactive shell run that way; a session's terminal is its own. */
 	bool deny_tty_takeover;
+	/* Filled in by seccomp_install: the caller's pid and process group. */
+	pid_t self, pgrp;
 };
 
 /* What moat asks of seccomp on a kernel with this Landlock ABI. sockets_let_through

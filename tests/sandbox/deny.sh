@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
-# What `moat run` must refuse: the decoy HOME, /tmp, the host's /dev/shm and the project
-# next door. Every denial has a control: the same access works without moat,
+# What `moat run` must refuse: the decoy HOME, the host's /tmp, /var/tmp and
+# /dev/shm, and the project next door. Every denial has a control: the same access works without moat,
 # so no test can pass because the file is missing or unreadable anyway.
 . "$(dirname "$0")/../lib.sh"
 
-SHMDECOY=
-if [ -d /dev/shm ] && [ -w /dev/shm ]; then
-	SHMDECOY=$(mktemp /dev/shm/moat-decoy.XXXXXX)
-	echo "SHM-DECOY" >"$SHMDECOY"
-fi
-WRITTEN="/tmp/moat-written.$$" SHMWRITTEN="/dev/shm/moat-written.$$"
-eval "$(trap -p EXIT | sed "s/^trap -- '/trap -- 'rm -f \"\$SHMDECOY\" \"\$WRITTEN\" \"\$SHMWRITTEN\"; /")"
+decoy= written=
+eval "$(trap -p EXIT | sed "s/^trap -- '/trap -- 'rm -f \"\$decoy\" \"\$written\"; /")"
 
 # control NAME PATTERN CMD...: without moat, CMD succeeds and shows PATTERN.
 control() {
@@ -77,34 +72,35 @@ else
 	not_ok "~/.bashrc unchanged and nothing created in \$HOME"
 fi
 
-control "read /tmp" TMP-DECOY cat "$TMPDECOY"
-denied "read /tmp" TMP-DECOY cat "$TMPDECOY"
-denied "list /tmp" "$(basename "$TMPDECOY")" ls /tmp
-control "write /tmp" '' sh -c 'echo x >"$1" && rm "$1"' sh "$WRITTEN"
-denied "write /tmp" PWNED sh -c 'echo PWNED >"$1"' sh "$WRITTEN"
-if [ ! -e "$WRITTEN" ]; then ok "nothing was written to /tmp"; else not_ok "nothing was written to /tmp"; fi
-denied "write /var/tmp" PWNED sh -c 'echo PWNED >"$1"' sh "/var/tmp/moat-written.$$"
-rm -f "/var/tmp/moat-written.$$"
-
-# A session gets its own empty /dev/shm (docs/security.md): the host's
-# objects are not there to read, and what it writes stays in its tmpfs.
-if [ -n "$SHMDECOY" ]; then
-	control "read /dev/shm" SHM-DECOY cat "$SHMDECOY"
-	run "$MOAT" run -- sh -c 'echo MOAT-STARTED; cat "$1"' sh "$SHMDECOY"
-	[ "$rc" -ne 0 ] && grep -q MOAT-STARTED "$T/.out" && ! grep -q SHM-DECOY "$T/.out" "$T/.err" &&
-		ok "hidden: an object in the host's /dev/shm" ||
-		{ not_ok "hidden: an object in the host's /dev/shm" && _show "cat $SHMDECOY"; }
-	run "$MOAT" run -- ls -a /dev/shm
-	[ "$rc" -eq 0 ] && ! grep -qF "$(basename "$SHMDECOY")" "$T/.out" &&
-		ok "hidden: the host's /dev/shm listing" ||
-		{ not_ok "hidden: the host's /dev/shm listing" && _show "ls -a /dev/shm"; }
-	control "write /dev/shm" '' sh -c 'echo x >"$1" && rm "$1"' sh "$SHMWRITTEN"
-	run "$MOAT" run -- sh -c 'echo PWNED >"$1" && cat "$1"' sh "$SHMWRITTEN"
-	expect_out "a session writes its own /dev/shm" '^PWNED$'
-	if [ ! -e "$SHMWRITTEN" ]; then ok "nothing was written to the host's /dev/shm"; else not_ok "nothing was written to the host's /dev/shm"; fi
-else
-	skip "/dev/shm is missing or not writable here"
-fi
+# A session gets its own empty /tmp, /var/tmp and /dev/shm (docs/security.md):
+# the host's files are not there to read, and what it writes stays in its
+# own tmpfs, gone when the session ends.
+for dir in /tmp /var/tmp /dev/shm; do
+	if [ ! -d "$dir" ] || [ ! -w "$dir" ]; then
+		skip "prerequisite: $dir is missing or not writable here"
+		continue
+	fi
+	decoy=$(mktemp "$dir/moat-decoy.XXXXXX")
+	echo HOST-DECOY >"$decoy"
+	written="$dir/moat-written.$$"
+	control "read $dir" HOST-DECOY cat "$decoy"
+	run "$MOAT" run -- sh -c 'echo MOAT-STARTED; cat "$1"' sh "$decoy"
+	[ "$rc" -ne 0 ] && grep -q MOAT-STARTED "$T/.out" && ! grep -q HOST-DECOY "$T/.out" "$T/.err" &&
+		ok "hidden: a file in the host's $dir" ||
+		{ not_ok "hidden: a file in the host's $dir" && _show "cat $decoy"; }
+	run "$MOAT" run -- ls -a "$dir"
+	[ "$rc" -eq 0 ] && ! grep -qF "$(basename "$decoy")" "$T/.out" &&
+		ok "hidden: the host's $dir listing" ||
+		{ not_ok "hidden: the host's $dir listing" && _show "ls -a $dir"; }
+	control "write $dir" '' sh -c 'echo x >"$1" && rm "$1"' sh "$written"
+	run "$MOAT" run -- sh -c 'echo PWNED >"$1" && cat "$1"' sh "$written"
+	expect_out "a session writes its own $dir" '^PWNED$'
+	if [ ! -e "$written" ]; then ok "nothing was written to the host's $dir"; else not_ok "nothing was written to the host's $dir"; fi
+	run "$MOAT" run -- sh -c 'cat "$1"' sh "$written"
+	[ "$rc" -ne 0 ] && ok "and the next session starts with an empty $dir" ||
+		{ not_ok "and the next session starts with an empty $dir" && _show "cat $written"; }
+	rm -f "$decoy" "$written"
+done
 
 control "read the sibling project" SIBLING-SECRET cat "$SIBLING/secret"
 denied "read the sibling project" SIBLING-SECRET cat "$SIBLING/secret"

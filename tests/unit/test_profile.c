@@ -59,10 +59,31 @@ static void test_refused_roots(void)
 		CHECK(profile_build(&in, &p, &err) < 0, "root %s is refused", roots[i]);
 	}
 	struct error err;
-	profile_refuse_root("/home", "/home/u", &err);
+	profile_refuse_root("/data", "/data/u", &err);
 	CHECK(strstr(err.msg, "contains your home directory") != NULL, "ancestor message: %s", err.msg);
 	profile_refuse_root("/home/u", "/home/u", &err);
 	CHECK(strstr(err.msg, "is your home directory") != NULL, "home message: %s", err.msg);
+
+	/* Shared system directories: refused as themselves, or with all below. */
+	static const char *const shared[] = {
+		"/", "/tmp", "/var/tmp", "/dev/shm", "/etc", "/etc/ssl", "/usr", "/usr/local",
+		"/usr/local/src/x", "/var", "/var/lib", "/opt", "/srv", "/run", "/run/user/1000",
+		"/mnt", "/media", "/proc", "/proc/1", "/sys", "/boot", "/nix", "/nix/store/x", "/home",
+		"/dev", "/bin", "/lib64",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(shared); i++) {
+		error_clear(&err);
+		CHECK(profile_refuse_root(shared[i], "/home/u", &err) < 0 &&
+		      strstr(err.msg, "directory") && err.status == EXIT_MOAT_FAILED,
+		      "shared %s refused: %s", shared[i], err.msg);
+	}
+	static const char *const projects[] = {
+		"/tmp/tmp.x1", "/var/tmp/build", "/dev/shm/proj", "/srv/www/app", "/opt/project",
+		"/var/lib/jenkins/workspace/app", "/mnt/data/repo", "/home/other/proj", "/work/main",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(projects); i++)
+		CHECK(profile_refuse_root(projects[i], "/home/u", &err) == 0, "project %s accepted",
+		      projects[i]);
 }
 
 static void test_grants(void)
@@ -95,32 +116,35 @@ static void test_grants(void)
 	}
 }
 
-static void test_private_ipc(void)
+static void test_isolate(void)
 {
 	struct profile p;
 	struct error err;
 	struct profile_input in = {.root = "/home/u/proj", .home = "/home/u"};
-	CHECK(profile_build(&in, &p, &err) == 0 && !p.private_ipc, "a built profile asks for no namespaces");
-	profile_add_private_ipc(&p);
-	const struct rule *r = find(&p, "/dev/shm");
-	CHECK(p.private_ipc && r && r->access == ACCESS_RW && r->origin == ORIGIN_PRIVATE,
-	      "a session's /dev/shm is read/write, marked private for the backend");
+	CHECK(profile_build(&in, &p, &err) == 0 && !p.isolate && !p.job_control,
+	      "a built profile asks for no namespaces, and no job control on the user's terminal");
+	profile_isolate(&p);
+	CHECK(p.isolate && p.job_control, "a session is isolated, on a terminal of its own");
+	const char *dirs[] = {"/tmp", "/var/tmp", "/dev/shm"};
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+		const struct rule *r = find(&p, dirs[i]);
+		CHECK(r && r->access == ACCESS_RW && r->origin == ORIGIN_PRIVATE,
+		      "a session's %s is read/write, marked private for the backend", dirs[i]);
+	}
 	CHECK(!profile_allows_write(&p, "/dev/shm/home"), "the private /dev/shm is no place for a lasting HOME");
+	CHECK(!profile_allows_write(&p, "/tmp/home"), "nor the private /tmp");
 	CHECK_STR(origin_name(ORIGIN_PRIVATE), "private", "moat profile names it private");
-	profile_free(&p);
-
-	struct profile_input in_shm = {.root = "/dev/shm/proj", .home = "/home/u"};
-	CHECK(profile_build(&in_shm, &p, &err) == 0, "a root in /dev/shm is accepted");
-	profile_add_private_ipc(&p);
-	CHECK(!p.private_ipc && find(&p, "/dev/shm/proj")->origin == ORIGIN_ROOT,
-	      "no private /dev/shm over a root inside it, which it would hide");
+	profile_protect(&p, "/home/u/proj/.git/hooks");
+	const struct rule *r = find(&p, "/home/u/proj/.git/hooks");
+	CHECK(r && r->access == ACCESS_READ && r->origin == ORIGIN_PROTECTED, "a protected path is read-only");
+	CHECK_STR(origin_name(ORIGIN_PROTECTED), "protected", "and named protected");
 	profile_free(&p);
 }
 
 int main(void)
 {
 	test_defaults();
-	test_private_ipc();
+	test_isolate();
 	test_refused_roots();
 	test_grants();
 	return tap_done();

@@ -1,0 +1,246 @@
+#include "launch/relay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "base/platform.h"
+
+/* Signals reach the loop through a pipe: a handler only writes one byte. */
+static int signal_pipe[2] = {-1, -1};
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char c = (unsigned char)sig;
+	if (write(signal_pipe[1], &c, 1) < 0) {
+		/* full: the loop is behind anyway */
+	}
+	errno = saved;
+}
+
+static const int relayed_signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCONT, SIGUSR1, SIGUSR2};
+
+static void catch_signals(void)
+{
+	if (signal_pipe[0] < 0 && platform_pipe_cloexec(signal_pipe) == 0) {
+		fcntl(signal_pipe[0], F_SETFL, O_NONBLOCK);
+		fcntl(signal_pipe[1], F_SETFL, O_NONBLOCK);
+	}
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_LEN(relayed_signals); i++)
+		sigaction(relayed_signals[i], &sa, NULL);
+}
+
+static bool is_foreground(int tty)
+{
+	return tcgetpgrp(tty) == getpgrp();
+}
+
+static void copy_window_size(const struct relay *r)
+{
+	struct winsize ws;
+	if (ioctl(r->user_tty, TIOCGWINSZ, &ws) == 0)
+		ioctl(r->master, TIOCSWINSZ, &ws);
+}
+
+/* Raw mode: every keystroke, Ctrl-C included, goes to the pseudo-terminal,
+ * whose own line discipline (a copy of the user's modes) then acts on it. */
+static void enter_raw(struct relay *r)
+{
+	if (r->raw || r->user_in < 0 || !is_foreground(r->user_in))
+		return;
+	struct termios t = r->saved;
+	cfmakeraw(&t);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	r->raw = tcsetattr(r->user_in, TCSADRAIN, &t) == 0;
+}
+
+static void leave_raw(struct relay *r)
+{
+	if (r->raw)
+		tcsetattr(r->user_in, TCSADRAIN, &r->saved);
+	r->raw = false;
+}
+
+int relay_open(struct relay *r, struct error *err)
+{
+	*r = (struct relay){.master = -1, .slave = -1, .user_in = -1, .user_out = -1, .user_tty = -1};
+	for (int fd = 0; fd <= 2; fd++) {
+		r->on_slave[fd] = isatty(fd);
+		if (r->on_slave[fd] && r->user_tty < 0)
+			r->user_tty = fd;
+	}
+	catch_signals();
+	if (r->user_tty < 0)
+		return 0;
+	r->user_in = r->on_slave[0] ? 0 : -1;
+	r->user_out = r->on_slave[1] ? 1 : r->on_slave[2] ? 2 : r->user_tty;
+	r->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	const char *name = r->master >= 0 && grantpt(r->master) == 0 && unlockpt(r->master) == 0
+				   ? ptsname(r->master)
+				   : NULL;
+	if (!name)
+		return error_set(err, "cannot make a pseudo-terminal for the sandbox: %s", strerror(errno));
+	r->slave_path = xstrdup(name);
+	r->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (r->slave < 0)
+		return error_set(err, "cannot open '%s': %s", name, strerror(errno));
+	if (tcgetattr(r->user_tty, &r->saved) == 0)
+		tcsetattr(r->slave, TCSANOW, &r->saved);
+	copy_window_size(r);
+	fcntl(r->master, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+int relay_attach(struct relay *r)
+{
+	if (r->slave < 0)
+		return 0;
+	if (ioctl(r->slave, TIOCSCTTY, 0) < 0)
+		return -1;
+	for (int fd = 0; fd <= 2; fd++)
+		if (r->on_slave[fd] && dup2(r->slave, fd) < 0)
+			return -1;
+	close(r->slave);
+	close(r->master);
+	r->slave = r->master = -1;
+	return 0;
+}
+
+static bool write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd p = {.fd = fd, .events = POLLOUT};
+			poll(&p, 1, -1);
+			continue;
+		}
+		if (w <= 0)
+			return false;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* The tool's output to the user's terminal. False once the slave side is
+ * gone (every process holding it has exited). */
+static bool pump_output(struct relay *r)
+{
+	char buf[16384];
+	ssize_t n = read(r->master, buf, sizeof(buf));
+	if (n > 0) {
+		write_all(r->user_out, buf, (size_t)n);
+		return true;
+	}
+	return n < 0 && (errno == EAGAIN || errno == EINTR);
+}
+
+/* Keystrokes, held until the pseudo-terminal takes them so that a tool
+ * that does not read cannot stall its own output. */
+static void pump_input(struct relay *r)
+{
+	if (r->master < 0 || r->user_in < 0)
+		return;
+	if (r->npending == 0) {
+		ssize_t n = read(r->user_in, r->pending, sizeof(r->pending));
+		if (n > 0)
+			r->npending = (size_t)n;
+		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			r->user_in = -1; /* the user's terminal hung up */
+		return;
+	}
+	ssize_t w = write(r->master, r->pending, r->npending);
+	if (w > 0) {
+		memmove(r->pending, r->pending + w, r->npending - (size_t)w);
+		r->npending -= (size_t)w;
+	}
+}
+
+static void handle_signal(struct relay *r, int sig, pid_t session_pid)
+{
+	if (sig == SIGWINCH && r->master >= 0) {
+		copy_window_size(r);
+	} else if (sig == SIGCONT) {
+		/* Brought back to the foreground (fg): the terminal is ours again. */
+		if (r->master >= 0) {
+			enter_raw(r);
+			copy_window_size(r);
+		}
+	} else if (sig != SIGWINCH) {
+		kill(session_pid, sig);
+	}
+}
+
+static void close_master(struct relay *r)
+{
+	if (r->master >= 0)
+		close(r->master);
+	r->master = -1;
+}
+
+void relay_until_event(struct relay *r, int events_fd, pid_t session_pid)
+{
+	enter_raw(r);
+	for (;;) {
+		bool reading = r->master >= 0 && r->raw && r->user_in >= 0 && !r->npending;
+		struct pollfd p[4] = {
+			{.fd = events_fd, .events = POLLIN},
+			{.fd = signal_pipe[0], .events = POLLIN},
+			{.fd = r->master, .events = POLLIN | (r->npending ? POLLOUT : 0)},
+			{.fd = reading ? r->user_in : -1, .events = POLLIN},
+		};
+		if (poll(p, 4, -1) < 0 && errno != EINTR)
+			return;
+		if (p[0].revents)
+			return;
+		unsigned char sig;
+		if (p[1].revents & POLLIN)
+			while (read(signal_pipe[0], &sig, 1) == 1)
+				handle_signal(r, sig, session_pid);
+		if ((p[2].revents & (POLLIN | POLLHUP | POLLERR)) && !pump_output(r))
+			close_master(r);
+		if ((p[2].revents & POLLOUT) || (p[3].revents & (POLLIN | POLLHUP)))
+			pump_input(r);
+	}
+}
+
+void relay_suspend(struct relay *r, int sig)
+{
+	leave_raw(r);
+	/* Stop as the tool did, so the user's shell takes the terminal back;
+	 * kill() returns once the user continues us (fg). */
+	kill(getpid(), sig == SIGSTOP ? SIGSTOP : SIGTSTP);
+	if (r->master >= 0) {
+		enter_raw(r);
+		copy_window_size(r);
+	}
+}
+
+void relay_finish(struct relay *r)
+{
+	/* The session has ended and its processes are gone or going: take what
+	 * is left in the pseudo-terminal, for a moment at most. */
+	while (r->master >= 0) {
+		struct pollfd p = {.fd = r->master, .events = POLLIN};
+		if (poll(&p, 1, 200) <= 0 || !pump_output(r))
+			close_master(r);
+	}
+	leave_raw(r);
+	if (r->slave >= 0)
+		close(r->slave);
+	free(r->slave_path);
+	r->slave_path = NULL;
+	r->slave = -1;
+}

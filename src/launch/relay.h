@@ -1,0 +1,50 @@
+/* The pseudo-terminal between a session and the user's terminal, as sudo's
+ * use_pty: the sandbox gets a terminal of its own, so nothing it leaves
+ * behind can take the user's (read what they type next, push keystrokes
+ * into it, join its foreground job), while everything a terminal does
+ * (raw mode, window size, Ctrl-C, Ctrl-Z, job control) still works.
+ * launch/ internal. */
+#ifndef MOAT_LAUNCH_RELAY_H
+#define MOAT_LAUNCH_RELAY_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <termios.h>
+
+#include "base/util.h"
+
+struct relay {
+	int master, slave; /* -1 when no standard descriptor is a terminal */
+	char *slave_path;
+	bool on_slave[3];  /* which of stdin, stdout, stderr the tool gets the slave for */
+	int user_in;       /* the user's terminal to read keystrokes from, or -1 */
+	int user_out;      /* the user's terminal to show the tool's output on */
+	int user_tty;      /* one of them, for modes and window size */
+	struct termios saved;
+	bool raw;          /* the user's terminal is in raw mode now */
+	char pending[4096]; /* keystrokes not yet taken by the pseudo-terminal */
+	size_t npending;
+};
+
+/* A pseudo-terminal like the user's (modes, window size), when any of
+ * stdin, stdout and stderr is a terminal. */
+int relay_open(struct relay *r, struct error *err);
+
+/* In the tool's process, a session leader: make the slave its controlling
+ * terminal and its stdin/stdout/stderr where those were the user's. */
+int relay_attach(struct relay *r);
+
+/* Relay until events_fd (the session's messages, launch/run.c) is readable
+ * or closed. Signals sent to moat are passed on to session_pid. Works
+ * without a pseudo-terminal too (r->master == -1): then it only waits and
+ * passes signals on. */
+void relay_until_event(struct relay *r, int events_fd, pid_t session_pid);
+
+/* The tool stopped (Ctrl-Z): give the user's terminal back, stop moat the
+ * same way, and once continued take the terminal again. */
+void relay_suspend(struct relay *r, int sig);
+
+/* What the tool wrote before it ended, then the user's terminal as it was. */
+void relay_finish(struct relay *r);
+
+#endif

@@ -1,0 +1,275 @@
+/* A session (moat run, moat shell) as three processes:
+ *
+ *   moat            unconfined: relays the terminal, passes signals on,
+ *                   and ends as the tool ended (its status, or its signal)
+ *    `- supervisor  the session's first process: PID 1 of its own PID
+ *                   namespace where the kernel allows, in its own mount and
+ *                   IPC namespaces; makes the private mounts, starts the
+ *                   tool, reaps, reports the tool's stops and its end.
+ *                   Unconfined but unreachable: the tool cannot signal PID 1
+ *                   of its namespace, and Landlock keeps it from tracing a
+ *                   process outside its domain.
+ *        `- tool    its own session on the sandbox's pseudo-terminal,
+ *                   confined right before exec (launch_exec)
+ *
+ * When the tool ends, the supervisor reports and exits, and with PID 1
+ * gone the kernel kills everything the tool left behind. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/platform.h"
+#include "launch/launch.h"
+#include "launch/plan.h"
+#include "launch/relay.h"
+
+/* What the supervisor tells moat. */
+struct event {
+	char kind;  /* 'S' the tool stopped (value: the signal), 'X' it ended
+		     * (value: its wait status), 'E' moat failed (an error follows) */
+	int value;
+};
+
+struct channels {
+	int events[2];  /* supervisor and tool -> moat */
+	int control[2]; /* moat -> supervisor: 'c' continue the stopped tool */
+};
+
+static void send_event(int fd, char kind, int value, const struct error *err)
+{
+	struct event e = {kind, value};
+	if (write(fd, &e, sizeof(e)) != sizeof(e) || (err && write(fd, err, sizeof(*err)) < 0)) {
+		/* moat is gone: nobody to tell */
+	}
+}
+
+/* In the tool's process: a session of its own on the sandbox's terminal,
+ * then the same confinement and exec as every other launch. */
+static void start_tool(struct launch *l, struct relay *r, char **argv, int events)
+{
+	struct error err = {0};
+	if (setsid() < 0 || relay_attach(r) < 0) {
+		error_set(&err, "cannot give the sandbox its own terminal: %s", strerror(errno));
+		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
+		_exit(EXIT_MOAT_FAILED);
+	}
+	int status = launch_exec(l, argv, &err);
+	send_event(events, 'E', status, &err);
+	_exit(status);
+}
+
+static int supervisor_signal_pipe[2] = {-1, -1};
+
+static void on_supervisor_signal(int sig)
+{
+	int saved = errno;
+	unsigned char c = (unsigned char)sig;
+	if (write(supervisor_signal_pipe[1], &c, 1) < 0) {
+		/* full: SIGCHLD is level-triggered by waitpid anyway */
+	}
+	errno = saved;
+}
+
+static void catch_supervisor_signals(void)
+{
+	static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	if (platform_pipe_cloexec(supervisor_signal_pipe) < 0)
+		return;
+	struct sigaction sa = {.sa_handler = on_supervisor_signal};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* Reap everything; true once the tool itself has ended (*status). */
+static bool reap(pid_t tool, int events, int *status)
+{
+	int st;
+	pid_t pid;
+	while ((pid = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (pid != tool)
+			continue;
+		if (WIFSTOPPED(st)) {
+			send_event(events, 'S', WSTOPSIG(st), NULL);
+			continue;
+		}
+		*status = st;
+		return true;
+	}
+	return false;
+}
+
+/* The supervisor's loop: wait for the tool, pass signals and "continue" on
+ * to its process group. Returns the tool's wait status. */
+static int supervise(pid_t tool, int events, int control)
+{
+	int status = 0;
+	for (;;) {
+		struct pollfd p[2] = {{.fd = supervisor_signal_pipe[0], .events = POLLIN},
+				      {.fd = control, .events = POLLIN}};
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		unsigned char sig;
+		while ((p[0].revents & POLLIN) && read(supervisor_signal_pipe[0], &sig, 1) == 1)
+			if (sig != SIGCHLD && kill(-tool, sig) < 0)
+				kill(tool, sig);
+		if (reap(tool, events, &status))
+			return status;
+		char c;
+		if ((p[1].revents & (POLLIN | POLLHUP)) && read(control, &c, 1) != 1) {
+			/* moat is gone: so is the session */
+			kill(-tool, SIGKILL);
+			kill(tool, SIGKILL);
+			control = -1;
+		} else if (p[1].revents & POLLIN) {
+			kill(-tool, SIGCONT);
+		}
+	}
+	return status;
+}
+
+/* Without a PID namespace nothing kills what the tool left behind when the
+ * supervisor ends; as their subreaper it can at least take its children. */
+static void kill_leftovers(void)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	cleanup_free char *buf = NULL;
+	size_t len;
+	struct error ignored;
+	if (fs_read_file(path, 1 << 16, &buf, &len, &ignored) < 0)
+		return;
+	for (char *p = buf; *p;) {
+		long pid = strtol(p, &p, 10);
+		if (pid > 0)
+			kill((pid_t)pid, SIGKILL);
+		while (*p == ' ' || *p == '\n')
+			p++;
+	}
+}
+
+static void supervisor(struct launch *l, struct relay *r, char **argv, bool isolated,
+		       const struct channels *ch)
+{
+	close(ch->events[0]);
+	close(ch->control[1]);
+	struct error err = {0};
+	if (sandbox_private_mounts(&l->profile, isolated, &err) < 0) {
+		send_event(ch->events[1], 'E', EXIT_MOAT_FAILED, &err);
+		_exit(EXIT_MOAT_FAILED);
+	}
+	if (!isolated)
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	catch_supervisor_signals();
+	pid_t tool = fork();
+	if (tool == 0) {
+		close(ch->control[0]);
+		start_tool(l, r, argv, ch->events[1]);
+	}
+	/* The terminal is the tool's now: held here, it would keep the
+	 * pseudo-terminal open after everything in the sandbox has exited. */
+	if (r->slave >= 0)
+		close(r->slave), close(r->master);
+	if (tool < 0) {
+		error_set(&err, "cannot start the tool: %s", strerror(errno));
+		send_event(ch->events[1], 'E', EXIT_MOAT_FAILED, &err);
+		_exit(EXIT_MOAT_FAILED);
+	}
+	int status = supervise(tool, ch->events[1], ch->control[0]);
+	if (!isolated)
+		kill_leftovers();
+	send_event(ch->events[1], 'X', status, NULL);
+	_exit(0);
+}
+
+/* The tool died of a signal: so does moat, as its caller would have seen
+ * without moat (a shell prints "Segmentation fault", $? is 128+N). */
+static void die_as(int sig)
+{
+	struct rlimit no_core = {0, 0};
+	setrlimit(RLIMIT_CORE, &no_core); /* the tool's core, if any, is the tool's */
+	signal(sig, SIG_DFL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+
+static void resume(const struct channels *ch)
+{
+	if (write(ch->control[1], "c", 1) < 0) {
+		/* the supervisor is gone; its end is on the way */
+	}
+}
+
+/* moat's side: relay and wait for the supervisor's events. */
+static int follow(struct relay *r, pid_t pid, const struct channels *ch, struct error *err)
+{
+	int wstatus = -1;
+	while (wstatus < 0) {
+		relay_until_event(r, ch->events[0], pid);
+		struct event e;
+		ssize_t n = read(ch->events[0], &e, sizeof(e));
+		if (n != sizeof(e))
+			break;
+		if (e.kind == 'E' && read(ch->events[0], err, sizeof(*err)) == sizeof(*err))
+			err->status = e.value;
+		else if (e.kind == 'S' && r->master >= 0)
+			relay_suspend(r, e.value), resume(ch); /* once the user continues moat */
+		else if (e.kind == 'X')
+			wstatus = e.value;
+	}
+	relay_finish(r);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (err->msg[0])
+		return err->status ? err->status : EXIT_MOAT_FAILED;
+	if (wstatus < 0) {
+		error_set(err, "the sandbox's supervisor ended unexpectedly");
+		return err->status = EXIT_MOAT_FAILED;
+	}
+	if (WIFSIGNALED(wstatus))
+		die_as(WTERMSIG(wstatus));
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+}
+
+int session_run(struct launch *l, char **argv, struct error *err)
+{
+	/* A descriptor to a file outside would be a hole Landlock cannot close. */
+	platform_close_from(3);
+	struct relay r;
+	struct channels ch;
+	if (relay_open(&r, err) < 0 || platform_pipe_cloexec(ch.events) < 0 ||
+	    platform_pipe_cloexec(ch.control) < 0) {
+		if (!err->msg[0])
+			error_set(err, "cannot start the session: %s", strerror(errno));
+		relay_finish(&r);
+		return EXIT_MOAT_FAILED;
+	}
+	if (r.slave_path)
+		profile_add_rule(&l->profile, r.slave_path, ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL, NULL);
+	bool isolated;
+	pid_t pid = sandbox_spawn(l->profile.isolate, &isolated);
+	if (pid == 0)
+		supervisor(l, &r, argv, isolated, &ch);
+	close(ch.events[1]);
+	close(ch.control[0]);
+	if (pid < 0) {
+		error_set(err, "cannot start the session: %s", strerror(errno));
+		relay_finish(&r);
+		return EXIT_MOAT_FAILED;
+	}
+	int status = follow(&r, pid, &ch, err);
+	close(ch.events[0]);
+	close(ch.control[1]);
+	return status;
+}

@@ -63,7 +63,7 @@ FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(B)/tests/helpers/%,$(HELPER_SRC))
 
 .SECONDARY:
-.PHONY: all check unit test-bins install uninstall demo bench clean fuzz format
+.PHONY: all check check-kernel unit test-bins install uninstall demo bench clean fuzz format
 all: $(B)/moat $(B)/moat-wrapper
 
 $(B)/obj/%.o: %.c
@@ -108,6 +108,12 @@ test-bins: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN)
 check:
 	$(MAKE) WERROR=1 test-bins
 	B=$(B) tests/run-all
+
+# The sandbox and escape suites on Debian 12's stock kernel (Landlock ABI 2),
+# booted under qemu: see tests/kernel/run.
+check-kernel:
+	$(MAKE) WERROR=1 test-bins
+	B=$(B) tests/kernel/run
 
 unit: $(UNIT_BIN)
 	B=$(B) tests/run-all unit

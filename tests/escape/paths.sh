@@ -351,13 +351,67 @@ run "$MOAT" run -- cat "$HOME/.cargo/credentials.toml"
 rm -f "$CFG" "$XDG_DATA_HOME/moat/shells/tools" && mv "$XDG_DATA_HOME/moat/shells/tools.real" "$XDG_DATA_HOME/moat/shells/tools"
 rm -rf "$HOME/.cargo"
 
-# --- writes that are not opens ---------------------------------------------
-run "$MOAT" run -- truncate -s 0 "$HOME/.bashrc"
-if [ "$ABI" -ge 3 ]; then
-	[ "$rc" -ne 0 ] && [ -s "$HOME/.bashrc" ] && ok "refused: truncate() of a file in HOME" ||
-		{ not_ok "refused: truncate() of a file in HOME" && _show truncate; }
+# --- truncate() by path ----------------------------------------------------
+# The attacker empties a file it may not even read: truncate(2) takes a path
+# and never opens it. Landlock mediates it from ABI 3; below that moat's
+# seccomp filter refuses truncate by path (x86_64 truncate, i386 truncate and
+# truncate64) everywhere, the root included (docs/security.md).
+cp "$HELPERS/truncate_path" "$PROJ/truncate_path"
+TRUNC_PY="import os, sys; os.truncate(sys.argv[1], 0); print('EMPTIED')"
+VICTIM=$HOME/.ssh/id_ed25519
+echo DECOY-SSH-KEY >"$VICTIM"
+run "$PY" -c "$TRUNC_PY" "$VICTIM"
+[ "$rc" -eq 0 ] && [ ! -s "$VICTIM" ] && ok "control: without moat, os.truncate() empties a key in ~/.ssh" ||
+	{ not_ok "control: without moat, os.truncate() empties a key in ~/.ssh" && _show os.truncate; }
+
+# untruncated NAME CMD...: CMD (inside moat) fails with a permission error
+# and ~/.ssh/id_rsa keeps its content.
+untruncated() {
+	local name=$1
+	shift
+	run "$@"
+	if [ "$rc" -ne 0 ] && [ "$(cat "$KEY")" = DECOY-SSH-KEY ] &&
+		grep -qiE 'permission denied|operation not permitted' "$T/.out" "$T/.err"; then
+		ok "refused: $name"
+	else
+		not_ok "refused: $name (the key now holds $(wc -c <"$KEY") bytes)" && _show "$@"
+		echo DECOY-SSH-KEY >"$KEY"
+	fi
+}
+untruncated "os.truncate() of ~/.ssh/id_rsa in moat run" "$MOAT" run -- "$PY" -c "$TRUNC_PY" "$KEY"
+untruncated "truncate(2) of ~/.ssh/id_rsa in moat run" "$MOAT" run -- ./truncate_path path "$KEY"
+"$MOAT" wrap pytools "$PY" >/dev/null 2>&1
+untruncated "os.truncate() of ~/.ssh/id_rsa by a wrapped python3" \
+	env MOAT_ROOT="$PROJ" "$XDG_DATA_HOME/moat/shells/pytools/bin/python3" -c "$TRUNC_PY" "$KEY"
+untruncated "coreutils truncate -s 0 (open + ftruncate)" "$MOAT" run -- truncate -s 0 "$KEY"
+if have_i386_gate; then
+	for mode in i386 i386-64; do
+		echo DECOY-SSH-KEY >"$VICTIM"
+		run ./truncate_path "$mode" "$VICTIM"
+		[ "$rc" -eq 0 ] && [ ! -s "$VICTIM" ] && ok "control: $mode truncate empties a key without moat" ||
+			{ not_ok "control: $mode truncate empties a key without moat" && _show "$mode"; }
+		untruncated "$mode truncate of ~/.ssh/id_rsa" "$MOAT" run -- ./truncate_path "$mode" "$KEY"
+	done
 else
-	skip "ABI $ABI < 3: truncate() is not mediated"
+	skip "prerequisite: the i386 syscall gate faults on this machine, so i386 truncate and truncate64 cannot be tried"
+fi
+rm -f "$VICTIM"
+
+# What keeps working on files the sandbox may write, on every ABI.
+for mode in fd o-trunc; do
+	echo data >"$PROJ/t-$mode"
+	run "$MOAT" run -- ./truncate_path "$mode" "t-$mode"
+	[ "$rc" -eq 0 ] && [ ! -s "$PROJ/t-$mode" ] && ok "a file in the root can be emptied by $mode" ||
+		{ not_ok "a file in the root can be emptied by $mode" && _show "$mode"; }
+done
+echo data >"$PROJ/t-path"
+run "$MOAT" run -- ./truncate_path path t-path
+if [ "$ABI" -ge 3 ]; then
+	[ "$rc" -eq 0 ] && [ ! -s "$PROJ/t-path" ] && ok "ABI $ABI: truncate() by path works in the root" ||
+		{ not_ok "ABI $ABI: truncate() by path works in the root" && _show truncate; }
+else
+	[ "$rc" -ne 0 ] && [ -s "$PROJ/t-path" ] && expect_out "ABI $ABI: truncate() by path is refused in the root too, with EACCES (docs/security.md)" '^truncate: Permission denied$' ||
+		{ not_ok "ABI $ABI: truncate() by path is refused in the root too, with EACCES" && _show truncate; }
 fi
 
 # Metadata is not mediated by Landlock at all (docs/security.md): these are

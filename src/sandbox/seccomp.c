@@ -27,7 +27,8 @@
  * By policy (struct seccomp_policy):
  *  - new AF_UNIX sockets that could reach a pathname socket outside (EACCES),
  *    io_uring (ENOSYS);
- *  - TIOCSPGRP.
+ *  - TIOCSPGRP;
+ *  - truncate by path (EACCES), where Landlock cannot mediate it (ABI < 3).
  * Compatibility syscalls: i386 gets the same checks with its own numbers;
  * x32 is refused outright (ENOSYS, as on kernels built without it) rather
  * than mirrored, since nothing moat runs is x32 and a missed number there
@@ -74,6 +75,7 @@ struct abi_numbers {
 	uint32_t refused[9];      /* always EPERM */
 	uint32_t mode_in_arg1[2]; /* chmod, fchmod: refused with set-id bits */
 	uint32_t mode_in_arg2[2]; /* fchmodat, fchmodat2 */
+	uint32_t path_truncate[2]; /* truncate, i386 truncate64 */
 };
 
 #if defined(__x86_64__)
@@ -90,6 +92,7 @@ static const struct abi_numbers native = {
                 SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf},
     .mode_in_arg1 = {SYS_chmod, SYS_fchmod},
     .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
+    .path_truncate = {SYS_truncate, NO_NR},
 };
 /* i386 numbers, from arch/x86/entry/syscalls/syscall_32.tbl (i386 has no
  * kexec_file_load). */
@@ -103,6 +106,7 @@ static const struct abi_numbers i386 = {
     .refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357},
     .mode_in_arg1 = {15, 94},
     .mode_in_arg2 = {306, SYS_FCHMODAT2},
+    .path_truncate = {92, 193},
 };
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
@@ -117,6 +121,7 @@ static const struct abi_numbers native = {
                 SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf},
     .mode_in_arg1 = {NO_NR, SYS_fchmod},
     .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2},
+    .path_truncate = {SYS_truncate, NO_NR},
 };
 #else
 #error "moat's seccomp filter does not know this architecture yet"
@@ -265,6 +270,10 @@ static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
 		for (size_t i = 0; i < ARRAY_LEN(abi->io_uring); i++)
 			add_target(t, &n, abi->io_uring[i], L_ENOSYS);
 	}
+	if (pol->deny_path_truncate) {
+		for (size_t i = 0; i < ARRAY_LEN(abi->path_truncate); i++)
+			add_target(t, &n, abi->path_truncate[i], L_EACCES);
+	}
 	qsort(t, n, sizeof(t[0]), by_nr);
 	emit_search(p, t, n);
 }
@@ -380,17 +389,33 @@ struct seccomp_policy seccomp_policy_for(int landlock_abi, bool sockets_let_thro
 	return (struct seccomp_policy){
 	    .deny_unix_sockets =
 	        landlock_abi < SECCOMP_LANDLOCK_ABI_RESOLVE_UNIX && !sockets_let_through,
+	    .deny_path_truncate = landlock_abi < SECCOMP_LANDLOCK_ABI_TRUNCATE,
 	};
+}
+
+static int build(struct prog *p, const struct seccomp_policy *policy)
+{
+	static const struct seccomp_policy base;
+	*p = (struct prog){0};
+	for (size_t i = 0; i < L_COUNT; i++)
+		p->at[i] = UNPLACED;
+	assemble(p, policy ? policy : &base);
+	return resolve(p);
+}
+
+size_t seccomp_program(const struct seccomp_policy *policy, struct sock_filter *out, size_t max)
+{
+	struct prog p;
+	if (build(&p, policy) < 0 || p.n > max)
+		return 0;
+	memcpy(out, p.insn, p.n * sizeof(p.insn[0]));
+	return p.n;
 }
 
 int seccomp_install(const struct seccomp_policy *policy, struct error *err)
 {
-	static const struct seccomp_policy base;
-	struct prog p = {0};
-	for (size_t i = 0; i < L_COUNT; i++)
-		p.at[i] = UNPLACED;
-	assemble(&p, policy ? policy : &base);
-	if (resolve(&p) < 0)
+	struct prog p;
+	if (build(&p, policy) < 0)
 		return error_set(err, "cannot build the seccomp filter (a moat bug)");
 	struct sock_fprog prog = {.len = (unsigned short)p.n, .filter = p.insn};
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)

@@ -78,18 +78,20 @@ int sandbox_probe(struct sandbox_support *s, struct error *err)
 		err->status = EXIT_MOAT_FAILED;
 		return -1;
 	}
-	struct strbuf missing = STRBUF_INIT;
-	if (s->abi < 2)
-		sb_adds(&missing, ", renames across directories (needs ABI 2)");
-	if (s->abi < 3)
-		sb_adds(&missing, ", truncation of readable files (ABI 3)");
+	/* What this ABI leaves open, then what moat refuses in its place. */
+	struct strbuf gaps = STRBUF_INIT, refused = STRBUF_INIT;
 	if (s->abi < 5)
-		sb_adds(&missing, ", device ioctls (ABI 5)");
+		sb_adds(&gaps, ", ioctls on device files (ABI 5)");
 	if (s->abi < 6)
-		sb_adds(&missing, ", signal and abstract unix socket isolation (ABI 6)");
-	if (missing.len)
-		snprintf(s->not_enforced, sizeof(s->not_enforced), "%s", missing.buf + 2);
-	sb_release(&missing);
+		sb_adds(&gaps, ", signals to your other processes (ABI 6)");
+	if (s->abi < SECCOMP_LANDLOCK_ABI_TRUNCATE)
+		sb_adds(&refused, ", truncate() by path, in the project too (ABI 3)");
+	if (s->abi < 2)
+		sb_adds(&refused, ", renames and links across directories, in the project too (EXDEV, ABI 2)");
+	snprintf(s->not_enforced, sizeof(s->not_enforced), "%s%s%s", gaps.len ? gaps.buf + 2 : "",
+		 refused.len ? "; refused instead: " : "", refused.len ? refused.buf + 2 : "");
+	sb_release(&gaps);
+	sb_release(&refused);
 	return 0;
 }
 
@@ -168,6 +170,10 @@ const char *sandbox_socket_warning(const struct profile *p, const struct sandbox
 {
 	if (!profile_has_sockets(p) || s->abi >= 9)
 		return NULL;
+	if (s->abi < 6)
+		return "Landlock below ABI 9 cannot confine unix sockets by path, nor below ABI 6 abstract "
+		       "ones; because config.zon lists sockets, every pathname unix socket is reachable "
+		       "from the sandbox, and so is every abstract one";
 	return "Landlock below ABI 9 cannot confine unix sockets by path; because config.zon lists "
 	       "sockets, every pathname unix socket is reachable from the sandbox";
 }

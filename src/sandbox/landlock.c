@@ -62,7 +62,7 @@ uint64_t landlock_rights_for_access(unsigned access)
 static int ll_abi(void)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
-	return abi < 0 ? 0 : (int)abi;
+	return landlock_abi_in_effect(abi < 0 ? 0 : (int)abi);
 }
 
 int sandbox_probe(struct sandbox_support *s, struct error *err)
@@ -132,6 +132,7 @@ static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct 
 	struct ll_path_beneath_attr pb = {.allowed_access = rights, .parent_fd = fd};
 	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0) < 0)
 		return error_set(err, "cannot add a sandbox rule for '%s': %s", r->path, strerror(errno));
+	landlock_note("rule", r->path, rights);
 	return 0;
 }
 
@@ -144,6 +145,10 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	cleanup_close int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (ruleset < 0)
 		return error_set(err, "cannot create the Landlock ruleset: %s", strerror(errno));
+	landlock_note("abi", NULL, (uint64_t)s->abi);
+	landlock_note("handled", NULL, attr.handled_access_fs);
+	landlock_note("scoped", NULL, attr.scoped);
+	landlock_note("attr-size", NULL, size);
 	/* Before the rules are opened, so "/dev/shm" names the private tmpfs;
 	 * without one, the host's /dev/shm stays denied. */
 	bool private_shm = p->private_ipc && ns_private_ipc();
@@ -159,6 +164,9 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 		return error_set(err, "cannot set no_new_privs: %s", strerror(errno));
 	struct seccomp_policy policy = seccomp_policy_for(s->abi, profile_has_sockets(p));
 	policy.deny_tty_takeover = !p->job_control;
+	landlock_note("seccomp.deny_unix_sockets", NULL, policy.deny_unix_sockets);
+	landlock_note("seccomp.deny_tty_takeover", NULL, policy.deny_tty_takeover);
+	landlock_note("seccomp.deny_path_truncate", NULL, policy.deny_path_truncate);
 	if (seccomp_install(&policy, err) < 0)
 		return -1;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)

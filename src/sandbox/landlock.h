@@ -47,6 +47,14 @@ struct ll_path_beneath_attr {
 	int32_t parent_fd;
 } __attribute__((packed));
 
+/* The ABI moat acts on, given the kernel's (src/sandbox/landlock_abi.c: the
+ * kernel's; the test build's stand-in can lower it). */
+int landlock_abi_in_effect(int kernel_abi);
+
+/* Records what sandbox_apply asks of the kernel, for the test build's
+ * checks; does nothing in a release build. path may be NULL. */
+void landlock_note(const char *what, const char *path, uint64_t value);
+
 /* Filesystem rights the kernel of a given ABI knows. */
 uint64_t landlock_fs_rights_for_abi(int abi);
 

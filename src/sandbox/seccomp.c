@@ -71,11 +71,11 @@
 struct abi_numbers {
 	uint32_t ioctl, socket, socketpair, socketcall;
 	uint32_t io_uring[3];
-	uint32_t keyrings[3];     /* always ENOSYS */
-	uint32_t refused[9];      /* always EPERM */
-	uint32_t mode_in_arg1[2]; /* chmod, fchmod: refused with set-id bits */
-	uint32_t mode_in_arg2[2]; /* fchmodat, fchmodat2 */
-	uint32_t path_truncate[2]; /* truncate, i386 truncate64 */
+	uint32_t keyrings[3];      /* always ENOSYS */
+	uint32_t refused[9];       /* always EPERM */
+	uint32_t mode_in_arg1[2];  /* chmod, fchmod: refused with set-id bits */
+	uint32_t mode_in_arg2[2];  /* fchmodat, fchmodat2 */
+	uint32_t path_truncate[2]; /* truncate, and i386's truncate64 */
 };
 
 #if defined(__x86_64__)

@@ -37,8 +37,8 @@ static int truncate_i386(const char *path, int nr)
 	size_t len = strlen(path) + 1;
 	if (len > 4096)
 		return -ENAMETOOLONG;
-	char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
-	                 -1, 0);
+	char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 	if (low == MAP_FAILED)
 		return -ENOMEM;
 	memcpy(low, path, len);

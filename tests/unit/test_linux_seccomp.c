@@ -34,28 +34,14 @@ static uint32_t run_filter(const struct sock_filter *f, size_t n, const struct s
 				return BAD_PROGRAM;
 			memcpy(&a, (const char *)d + i->k, 4);
 			break;
-		case BPF_ALU | BPF_AND | BPF_K:
-			a &= i->k;
-			break;
-		case BPF_JMP | BPF_JA:
-			pc += i->k;
-			break;
-		case BPF_JMP | BPF_JEQ | BPF_K:
-			pc += a == i->k ? i->jt : i->jf;
-			break;
-		case BPF_JMP | BPF_JGE | BPF_K:
-			pc += a >= i->k ? i->jt : i->jf;
-			break;
-		case BPF_JMP | BPF_JGT | BPF_K:
-			pc += a > i->k ? i->jt : i->jf;
-			break;
-		case BPF_JMP | BPF_JSET | BPF_K:
-			pc += (a & i->k) ? i->jt : i->jf;
-			break;
-		case BPF_RET | BPF_K:
-			return i->k;
-		default:
-			return BAD_PROGRAM;
+		case BPF_ALU | BPF_AND | BPF_K: a &= i->k; break;
+		case BPF_JMP | BPF_JA: pc += i->k; break;
+		case BPF_JMP | BPF_JEQ | BPF_K: pc += a == i->k ? i->jt : i->jf; break;
+		case BPF_JMP | BPF_JGE | BPF_K: pc += a >= i->k ? i->jt : i->jf; break;
+		case BPF_JMP | BPF_JGT | BPF_K: pc += a > i->k ? i->jt : i->jf; break;
+		case BPF_JMP | BPF_JSET | BPF_K: pc += (a & i->k) ? i->jt : i->jf; break;
+		case BPF_RET | BPF_K: return i->k;
+		default: return BAD_PROGRAM;
 		}
 	}
 	return BAD_PROGRAM;
@@ -93,41 +79,49 @@ static void check_abi(int abi, bool sockets_let_through)
 		return;
 
 	uint32_t trunc = abi < 3 ? ERRNO(EACCES) : ALLOW;
-	CHECK(verdict(X86_64, SYS_truncate, 0, 0, 0) == trunc, "ABI %d%s: truncate() by path %s", abi,
-	      how, abi < 3 ? "refused with EACCES" : "left to Landlock");
-	CHECK(verdict(I386, I386_TRUNCATE, 0, 0, 0) == trunc, "ABI %d%s: i386 truncate the same", abi, how);
-	CHECK(verdict(I386, I386_TRUNCATE64, 0, 0, 0) == trunc, "ABI %d%s: i386 truncate64 the same",
+	CHECK(verdict(X86_64, SYS_truncate, 0, 0, 0) == trunc, "ABI %d%s: truncate() by path %s",
+	      abi, how, abi < 3 ? "refused with EACCES" : "left to Landlock");
+	CHECK(verdict(I386, I386_TRUNCATE, 0, 0, 0) == trunc, "ABI %d%s: i386 truncate the same",
 	      abi, how);
-	CHECK(verdict(X86_64, SYS_ftruncate, 3, 0, 0) == ALLOW && verdict(I386, I386_FTRUNCATE, 3, 0, 0) == ALLOW &&
+	CHECK(verdict(I386, I386_TRUNCATE64, 0, 0, 0) == trunc,
+	      "ABI %d%s: i386 truncate64 the same", abi, how);
+	CHECK(verdict(X86_64, SYS_ftruncate, 3, 0, 0) == ALLOW &&
+	          verdict(I386, I386_FTRUNCATE, 3, 0, 0) == ALLOW &&
 	          verdict(I386, I386_FTRUNCATE64, 3, 0, 0) == ALLOW,
 	      "ABI %d%s: ftruncate and ftruncate64 are allowed", abi, how);
-	CHECK(verdict(X86_64, SYS_openat, 0, 0, 0) == ALLOW && verdict(I386, I386_OPEN, 0, 0, 0) == ALLOW,
+	CHECK(verdict(X86_64, SYS_openat, 0, 0, 0) == ALLOW &&
+	          verdict(I386, I386_OPEN, 0, 0, 0) == ALLOW,
 	      "ABI %d%s: open is left to Landlock (O_TRUNC needs write access there)", abi, how);
 
 	bool unix_refused = abi < 9 && !sockets_let_through;
-	CHECK(verdict(X86_64, SYS_socket, AF_UNIX, SOCK_STREAM, 0) == (unix_refused ? ERRNO(EACCES) : ALLOW),
+	CHECK(verdict(X86_64, SYS_socket, AF_UNIX, SOCK_STREAM, 0) ==
+	          (unix_refused ? ERRNO(EACCES) : ALLOW),
 	      "ABI %d%s: socket(AF_UNIX) %s", abi, how, unix_refused ? "refused" : "allowed");
-	CHECK(verdict(X86_64, SYS_io_uring_setup, 8, 0, 0) == (unix_refused ? ERRNO(ENOSYS) : ALLOW),
+	CHECK(verdict(X86_64, SYS_io_uring_setup, 8, 0, 0) ==
+	          (unix_refused ? ERRNO(ENOSYS) : ALLOW),
 	      "ABI %d%s: io_uring %s", abi, how, unix_refused ? "answers ENOSYS" : "allowed");
-	CHECK(verdict(X86_64, SYS_socket, AF_INET, SOCK_STREAM, 0) == ALLOW, "ABI %d%s: socket(AF_INET) allowed",
-	      abi, how);
+	CHECK(verdict(X86_64, SYS_socket, AF_INET, SOCK_STREAM, 0) == ALLOW,
+	      "ABI %d%s: socket(AF_INET) allowed", abi, how);
 
 	/* What every ABI gets. */
 	CHECK(verdict(X86_64, SYS_ioctl, 0, 0x5412, 0) == ERRNO(EPERM) &&
 	          verdict(X86_64, SYS_ioctl, 0, 0x5412 | 1ull << 32, 0) == ERRNO(EPERM) &&
 	          verdict(I386, 54, 0, 0x5412, 0) == ERRNO(EPERM),
 	      "ABI %d%s: TIOCSTI refused, also with bit 32 set and through i386", abi, how);
-	CHECK(verdict(X86_64, SYS_ioctl, 0, 0x5410, 0) == ERRNO(EPERM), "ABI %d%s: TIOCSPGRP refused by policy",
-	      abi, how);
-	CHECK(verdict(X86_64, SYS_chmod, 0, 04755, 0) == ERRNO(EPERM) && verdict(X86_64, SYS_chmod, 0, 0644, 0) == ALLOW,
+	CHECK(verdict(X86_64, SYS_ioctl, 0, 0x5410, 0) == ERRNO(EPERM),
+	      "ABI %d%s: TIOCSPGRP refused by policy", abi, how);
+	CHECK(verdict(X86_64, SYS_chmod, 0, 04755, 0) == ERRNO(EPERM) &&
+	          verdict(X86_64, SYS_chmod, 0, 0644, 0) == ALLOW,
 	      "ABI %d%s: chmod with S_ISUID refused, a plain chmod allowed", abi, how);
-	CHECK(verdict(X86_64, SYS_keyctl, 0, 0, 0) == ERRNO(ENOSYS), "ABI %d%s: keyctl answers ENOSYS", abi, how);
+	CHECK(verdict(X86_64, SYS_keyctl, 0, 0, 0) == ERRNO(ENOSYS),
+	      "ABI %d%s: keyctl answers ENOSYS", abi, how);
 	CHECK(verdict(X86_64, 0x40000000 | SYS_truncate, 0, 0, 0) == ERRNO(ENOSYS),
 	      "ABI %d%s: x32 calls answer ENOSYS", abi, how);
 	CHECK(verdict(AUDIT_ARCH_AARCH64, SYS_truncate, 0, 0, 0) == ERRNO(ENOSYS),
 	      "ABI %d%s: another architecture answers ENOSYS", abi, how);
 	/* Signals are Landlock's (scoped from ABI 6); the filter lets them by. */
-	CHECK(verdict(X86_64, SYS_kill, 1, 9, 0) == ALLOW && verdict(I386, I386_KILL, 1, 9, 0) == ALLOW,
+	CHECK(verdict(X86_64, SYS_kill, 1, 9, 0) == ALLOW &&
+	          verdict(I386, I386_KILL, 1, 9, 0) == ALLOW,
 	      "ABI %d%s: kill is not the filter's business", abi, how);
 }
 
@@ -141,6 +135,7 @@ int main(void)
 	CHECK(!pol.deny_path_truncate && pol.deny_unix_sockets && !pol.deny_tty_takeover,
 	      "ABI 7: only the AF_UNIX refusal is on by ABI; TIOCSPGRP is the caller's choice");
 	pol = seccomp_policy_for(2, false);
-	CHECK(pol.deny_path_truncate && pol.deny_unix_sockets, "ABI 2: path truncation and AF_UNIX refused");
+	CHECK(pol.deny_path_truncate && pol.deny_unix_sockets,
+	      "ABI 2: path truncation and AF_UNIX refused");
 	return tap_done();
 }

@@ -88,9 +88,8 @@ int sandbox_probe(struct sandbox_support *s, struct error *err)
 	if (s->abi < SECCOMP_LANDLOCK_ABI_TRUNCATE)
 		sb_adds(&refused, ", truncate() by path, in the project too (ABI 3)");
 	if (s->abi < 2)
-		sb_adds(
-		    &refused,
-		    ", renames and links across directories, in the project too (EXDEV, ABI 2)");
+		sb_adds(&refused, ", renames and links across directories, in the project too "
+		                  "(EXDEV, ABI 2)");
 	snprintf(s->not_enforced, sizeof(s->not_enforced), "%s%s%s", gaps.len ? gaps.buf + 2 : "",
 	         refused.len ? "; refused instead: " : "", refused.len ? refused.buf + 2 : "");
 	sb_release(&gaps);
@@ -186,10 +185,8 @@ const char *sandbox_socket_warning(const struct profile *p, const struct sandbox
 		return NULL;
 	if (s->abi < 6)
 		return "Landlock below ABI 9 cannot confine unix sockets by path, nor below ABI 6 "
-		       "abstract "
-		       "ones; because config.zon lists sockets, every pathname unix socket is "
-		       "reachable "
-		       "from the sandbox, and so is every abstract one";
+		       "abstract ones; because config.zon lists sockets, every pathname unix "
+		       "socket is reachable from the sandbox, and so is every abstract one";
 	return "Landlock below ABI 9 cannot confine unix sockets by path; because config.zon lists "
 	       "sockets, every pathname unix socket is reachable from the sandbox";
 }

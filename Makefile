@@ -33,8 +33,8 @@ LDHARDEN_Linux := -Wl,-z,relro,-z,now
 ALL_LDFLAGS := -pie $(LDHARDEN_$(UNAME_S)) $(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(LDFLAGS)
 
 # One backend per platform, chosen here rather than by #ifdef in functions.
-SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/seccomp.c src/sandbox/caps.c \
-	src/sandbox/namespaces.c
+SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/landlock_abi.c src/sandbox/seccomp.c \
+	src/sandbox/caps.c src/sandbox/namespaces.c
 SANDBOX_Darwin := src/sandbox/seatbelt.c
 SANDBOX_SRC := $(SANDBOX_$(UNAME_S)) src/sandbox/sbpl.c
 PLATFORM_Linux := src/base/platform_linux.c
@@ -63,7 +63,7 @@ FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(B)/tests/helpers/%,$(HELPER_SRC))
 
 .SECONDARY:
-.PHONY: all check unit test-bins install uninstall demo bench clean fuzz format
+.PHONY: all check check-kernel unit test-bins install uninstall demo bench clean fuzz format
 all: $(B)/moat $(B)/moat-wrapper
 
 $(B)/obj/%.o: %.c
@@ -82,6 +82,21 @@ $(B)/moat: $(call obj,$(CLI_SRC)) $(LIB)
 WRAPPER_STATIC_Linux := -static-pie
 WRAPPER_LDFLAGS := $(if $(SANITIZE),,$(WRAPPER_STATIC_$(UNAME_S)))
 $(B)/moat-wrapper: $(call obj,$(WRAPPER_SRC)) $(LIB)
+	$(CC) $(ALL_LDFLAGS) $(WRAPPER_LDFLAGS) -o $@ $^
+
+# The test build (Linux): the same binaries with tests/abi/landlock_abi.c in
+# place of src/sandbox/landlock_abi.c, so that MOAT_TEST_LANDLOCK_ABI=N makes
+# them act as on Landlock ABI N (tests/sandbox/abi.sh). Never installed; a
+# release build has no such switch.
+ABI_BIN_Linux := $(B)/abi/moat $(B)/abi/moat-wrapper
+ABI_BIN := $(ABI_BIN_$(UNAME_S))
+ABI_OBJ := $(filter-out %/landlock_abi.o,$(call obj,$(LIB_SRC))) $(B)/obj/tests/abi/landlock_abi.o
+$(B)/abi/moat: $(call obj,$(CLI_SRC)) $(ABI_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(B)/abi/moat-wrapper: $(call obj,$(WRAPPER_SRC)) $(ABI_OBJ)
+	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) $(WRAPPER_LDFLAGS) -o $@ $^
 
 $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(LIB)
@@ -103,11 +118,17 @@ $(B)/tests/helpers/%: $(B)/obj/tests/helpers/%.o
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
 
-test-bins: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN)
+test-bins: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(ABI_BIN)
 
 check:
 	$(MAKE) WERROR=1 test-bins
 	B=$(B) tests/run-all
+
+# The sandbox and escape suites on Debian 12's stock kernel (Landlock ABI 2),
+# booted under qemu: see tests/kernel/run.
+check-kernel:
+	$(MAKE) WERROR=1 test-bins
+	B=$(B) tests/kernel/run
 
 unit: $(UNIT_BIN)
 	B=$(B) tests/run-all unit

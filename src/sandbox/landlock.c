@@ -19,14 +19,14 @@
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
+#define SYS_landlock_add_rule       445
+#define SYS_landlock_restrict_self  446
 #endif
 
-#define LL_WRITE_RIGHTS                                                                         \
-	(LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | \
-	 LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER | LL_FS_TRUNCATE |         \
-	 LL_FS_RESOLVE_UNIX)
+#define LL_WRITE_RIGHTS                                                                            \
+	(LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR |                \
+	 LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER |       \
+	 LL_FS_TRUNCATE | LL_FS_RESOLVE_UNIX)
 
 uint64_t landlock_fs_rights_for_abi(int abi)
 {
@@ -61,7 +61,7 @@ uint64_t landlock_rights_for_access(unsigned access)
 static int ll_abi(void)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
-	return abi < 0 ? 0 : (int)abi;
+	return landlock_abi_in_effect(abi < 0 ? 0 : (int)abi);
 }
 
 int sandbox_probe(struct sandbox_support *s, struct error *err)
@@ -70,25 +70,29 @@ int sandbox_probe(struct sandbox_support *s, struct error *err)
 	if (s->abi == 0) {
 		int e = errno;
 		error_set(err, "cannot sandbox: Landlock is %s on this kernel",
-			  e == EOPNOTSUPP ? "disabled" : "not available");
-		error_hint(err, "moat needs Linux 5.13 or newer with Landlock enabled, e.g. boot with "
-				"lsm=landlock,... or CONFIG_LSM including landlock");
+		          e == EOPNOTSUPP ? "disabled" : "not available");
+		error_hint(err,
+		           "moat needs Linux 5.13 or newer with Landlock enabled, e.g. boot with "
+		           "lsm=landlock,... or CONFIG_LSM including landlock");
 		error_hint(err, "moat never runs a tool unconfined");
 		err->status = EXIT_MOAT_FAILED;
 		return -1;
 	}
-	struct strbuf missing = STRBUF_INIT;
-	if (s->abi < 2)
-		sb_adds(&missing, ", renames across directories (needs ABI 2)");
-	if (s->abi < 3)
-		sb_adds(&missing, ", truncation of readable files (ABI 3)");
+	/* What this ABI leaves open, then what moat refuses in its place. */
+	struct strbuf gaps = STRBUF_INIT, refused = STRBUF_INIT;
 	if (s->abi < 5)
-		sb_adds(&missing, ", device ioctls (ABI 5)");
+		sb_adds(&gaps, ", ioctls on device files (ABI 5)");
 	if (s->abi < 6)
-		sb_adds(&missing, ", signal and abstract unix socket isolation (ABI 6)");
-	if (missing.len)
-		snprintf(s->not_enforced, sizeof(s->not_enforced), "%s", missing.buf + 2);
-	sb_release(&missing);
+		sb_adds(&gaps, ", signals to your other processes (ABI 6)");
+	if (s->abi < SECCOMP_LANDLOCK_ABI_TRUNCATE)
+		sb_adds(&refused, ", truncate() by path, in the project too (ABI 3)");
+	if (s->abi < 2)
+		sb_adds(&refused, ", renames and links across directories, in the project too "
+		                  "(EXDEV, ABI 2)");
+	snprintf(s->not_enforced, sizeof(s->not_enforced), "%s%s%s", gaps.len ? gaps.buf + 2 : "",
+	         refused.len ? "; refused instead: " : "", refused.len ? refused.buf + 2 : "");
+	sb_release(&gaps);
+	sb_release(&refused);
 	return 0;
 }
 
@@ -102,7 +106,7 @@ int sandbox_probe(struct sandbox_support *s, struct error *err)
 static int open_rule_path(const struct rule *r)
 {
 	bool fixed = r->origin == ORIGIN_SYSTEM || r->origin == ORIGIN_DEVICE ||
-		     r->origin == ORIGIN_TERMINAL || r->origin == ORIGIN_PRIVATE;
+	             r->origin == ORIGIN_TERMINAL || r->origin == ORIGIN_PRIVATE;
 	if (fixed || r->path[0] != '/')
 		return open(r->path, O_PATH | O_CLOEXEC);
 	return platform_open_path_no_symlinks("/", r->path + 1);
@@ -114,9 +118,11 @@ static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct 
 	if (fd < 0) {
 		/* A path that does not exist gets no rule: it is simply not there;
 		 * nor does one that now passes through a symlink. */
-		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP || errno == EXDEV)
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP ||
+		    errno == EXDEV)
 			return 0;
-		return error_set(err, "cannot open '%s' for the sandbox: %s", r->path, strerror(errno));
+		return error_set(err, "cannot open '%s' for the sandbox: %s", r->path,
+		                 strerror(errno));
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0)
@@ -128,7 +134,9 @@ static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct 
 		return 0;
 	struct ll_path_beneath_attr pb = {.allowed_access = rights, .parent_fd = fd};
 	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0) < 0)
-		return error_set(err, "cannot add a sandbox rule for '%s': %s", r->path, strerror(errno));
+		return error_set(err, "cannot add a sandbox rule for '%s': %s", r->path,
+		                 strerror(errno));
+	landlock_note("rule", r->path, rights);
 	return 0;
 }
 
@@ -141,6 +149,10 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	cleanup_close int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (ruleset < 0)
 		return error_set(err, "cannot create the Landlock ruleset: %s", strerror(errno));
+	landlock_note("abi", NULL, (uint64_t)s->abi);
+	landlock_note("handled", NULL, attr.handled_access_fs);
+	landlock_note("scoped", NULL, attr.scoped);
+	landlock_note("attr-size", NULL, size);
 	/* After sandbox_private_mounts, so "/tmp" names the private tmpfs. */
 	for (size_t i = 0; i < p->nrules; i++) {
 		/* A protected path lies in the root, whose rule covers reading it;
@@ -156,6 +168,9 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 		return error_set(err, "cannot set no_new_privs: %s", strerror(errno));
 	struct seccomp_policy policy = seccomp_policy_for(s->abi, profile_has_sockets(p));
 	policy.deny_tty_takeover = !p->job_control;
+	landlock_note("seccomp.deny_unix_sockets", NULL, policy.deny_unix_sockets);
+	landlock_note("seccomp.deny_tty_takeover", NULL, policy.deny_tty_takeover);
+	landlock_note("seccomp.deny_path_truncate", NULL, policy.deny_path_truncate);
 	if (seccomp_install(&policy, err) < 0)
 		return -1;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
@@ -167,6 +182,10 @@ const char *sandbox_socket_warning(const struct profile *p, const struct sandbox
 {
 	if (!profile_has_sockets(p) || s->abi >= 9)
 		return NULL;
+	if (s->abi < 6)
+		return "Landlock below ABI 9 cannot confine unix sockets by path, nor below ABI 6 "
+		       "abstract ones; because config.zon lists sockets, every pathname unix "
+		       "socket is reachable from the sandbox, and so is every abstract one";
 	return "Landlock below ABI 9 cannot confine unix sockets by path; because config.zon lists "
 	       "sockets, every pathname unix socket is reachable from the sandbox";
 }

@@ -14,7 +14,8 @@
 
 struct sandbox_support {
 	int abi;                /* Landlock ABI version, 0 when unavailable */
-	char not_enforced[512]; /* what this kernel cannot enforce, "" if nothing */
+	char not_enforced[512]; /* what this ABI leaves open, then "; refused instead: "
+	                         * and what moat refuses in its place; "" if nothing */
 };
 
 /* Learn what the kernel supports. Returns -1 with err (status 125 and a

@@ -40,6 +40,7 @@
  *  - TIOCSPGRP, and setpgid into a process group that is not the caller's
  *    own, its group at start, or the target's own: a process left behind
  *    could otherwise join the foreground job of the user's terminal.
+ *  - truncate by path (EACCES), where Landlock cannot mediate it (ABI < 3).
  * Compatibility syscalls: i386 gets the same checks with its own numbers;
  * x32 is refused outright (ENOSYS, as on kernels built without it) rather
  * than mirrored, since nothing moat runs is x32 and a missed number there
@@ -93,6 +94,7 @@ struct abi_numbers {
 	uint32_t refused[9];      /* always EPERM */
 	uint32_t mode_in_arg1[4]; /* chmod, fchmod, creat, mknod: refused with set-id bits */
 	uint32_t mode_in_arg2[3]; /* fchmodat, fchmodat2, mknodat */
+	uint32_t path_truncate[2]; /* truncate, and i386's truncate64 */
 };
 
 #if defined(__x86_64__)
@@ -115,6 +117,7 @@ static const struct abi_numbers native = {
                 SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf},
     .mode_in_arg1 = {SYS_chmod, SYS_fchmod, SYS_creat, SYS_mknod},
     .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2, SYS_mknodat},
+    .path_truncate = {SYS_truncate, NO_NR},
 };
 /* i386 numbers, from arch/x86/entry/syscalls/syscall_32.tbl (i386 has no
  * kexec_file_load). */
@@ -134,6 +137,7 @@ static const struct abi_numbers i386 = {
     .refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357},
     .mode_in_arg1 = {15, 94, 8, 14},
     .mode_in_arg2 = {306, SYS_FCHMODAT2, 297},
+    .path_truncate = {92, 193},
 };
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
@@ -154,6 +158,7 @@ static const struct abi_numbers native = {
                 SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf},
     .mode_in_arg1 = {NO_NR, SYS_fchmod, NO_NR, NO_NR},
     .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2, SYS_mknodat},
+    .path_truncate = {SYS_truncate, NO_NR},
 };
 #else
 #error "moat's seccomp filter does not know this architecture yet"
@@ -318,6 +323,10 @@ static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
 		add_target(t, &n, abi->socket, L_SOCKET);
 		add_target(t, &n, abi->socketpair, L_SOCKETPAIR);
 		add_target(t, &n, abi->socketcall, L_SOCKETCALL);
+	}
+	if (pol->deny_path_truncate) {
+		for (size_t i = 0; i < ARRAY_LEN(abi->path_truncate); i++)
+			add_target(t, &n, abi->path_truncate[i], L_EACCES);
 	}
 	qsort(t, n, sizeof(t[0]), by_nr);
 	emit_search(p, t, n);
@@ -498,7 +507,27 @@ struct seccomp_policy seccomp_policy_for(int landlock_abi, bool sockets_let_thro
 	return (struct seccomp_policy){
 	    .deny_unix_sockets =
 	        landlock_abi < SECCOMP_LANDLOCK_ABI_RESOLVE_UNIX && !sockets_let_through,
+	    .deny_path_truncate = landlock_abi < SECCOMP_LANDLOCK_ABI_TRUNCATE,
 	};
+}
+
+static int build(struct prog *p, const struct seccomp_policy *policy)
+{
+	static const struct seccomp_policy base;
+	*p = (struct prog){0};
+	for (size_t i = 0; i < L_COUNT; i++)
+		p->at[i] = UNPLACED;
+	assemble(p, policy ? policy : &base);
+	return resolve(p);
+}
+
+size_t seccomp_program(const struct seccomp_policy *policy, struct sock_filter *out, size_t max)
+{
+	struct prog p;
+	if (build(&p, policy) < 0 || p.n > max)
+		return 0;
+	memcpy(out, p.insn, p.n * sizeof(p.insn[0]));
+	return p.n;
 }
 
 int seccomp_install(const struct seccomp_policy *policy, struct error *err)
@@ -506,11 +535,8 @@ int seccomp_install(const struct seccomp_policy *policy, struct error *err)
 	struct seccomp_policy pol = policy ? *policy : (struct seccomp_policy){0};
 	pol.self = getpid();
 	pol.pgrp = getpgrp();
-	struct prog p = {0};
-	for (size_t i = 0; i < L_COUNT; i++)
-		p.at[i] = UNPLACED;
-	assemble(&p, &pol);
-	if (resolve(&p) < 0)
+	struct prog p;
+	if (build(&p, &pol) < 0)
 		return error_set(err, "cannot build the seccomp filter (a moat bug)");
 	struct sock_fprog prog = {.len = (unsigned short)p.n, .filter = p.insn};
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)

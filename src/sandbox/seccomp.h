@@ -7,7 +7,7 @@
 #define MOAT_SANDBOX_SECCOMP_H
 
 #include <stdbool.h>
-#include <sys/types.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "base/util.h"
@@ -15,6 +15,8 @@
 /* Landlock ABI that confines connect()/sendmsg() to pathname unix sockets
  * (LANDLOCK_ACCESS_FS_RESOLVE_UNIX). */
 #define SECCOMP_LANDLOCK_ABI_RESOLVE_UNIX 9
+/* Landlock ABI that mediates truncate(2) by path (LANDLOCK_ACCESS_FS_TRUNCATE). */
+#define SECCOMP_LANDLOCK_ABI_TRUNCATE 3
 
 struct seccomp_policy {
 	/* Refuse every way to make a new AF_UNIX socket that could reach a
@@ -34,9 +36,19 @@ struct seccomp_policy {
 	bool deny_tty_takeover;
 	/* Filled in by seccomp_install: the caller's pid and process group. */
 	pid_t self, pgrp;
+	/* Refuse truncate(2) by path (x86_64 truncate; i386 truncate and
+	 * truncate64) with EACCES, the errno Landlock gives from ABI 3. Below
+	 * that Landlock never sees the call, so without this the sandbox could
+	 * empty any file the user may write, inside its rules or not. Classic
+	 * seccomp cannot read the path, so it is refused in the root too;
+	 * ftruncate() and open(O_TRUNC) need a descriptor opened for writing,
+	 * which Landlock does judge, and keep working. */
+	bool deny_path_truncate;
 };
 
-/* What moat asks of seccomp on a kernel with this Landlock ABI. sockets_let_through
+/* What moat asks of seccomp on a kernel with this Landlock ABI: what that
+ * ABI cannot mediate (path truncation below 3, unix sockets below 9).
+ * sockets_let_through
  * is true when the user listed unix sockets to reach on purpose (config key
  * `sockets`): classic seccomp cannot tell one path from another, so on
  * ABI < 9 that turns the AF_UNIX refusal off entirely, and the caller must
@@ -46,5 +58,12 @@ struct seccomp_policy seccomp_policy_for(int landlock_abi, bool sockets_let_thro
 /* Install the filter on the calling thread (no_new_privs must be set).
  * policy may be NULL for the parts every sandbox gets. */
 int seccomp_install(const struct seccomp_policy *policy, struct error *err);
+
+/* The program seccomp_install() would install, as classic BPF instructions
+ * (struct sock_filter from <linux/filter.h>), for tests that run it on
+ * made-up system calls. Returns the number of instructions, or 0 if it
+ * does not fit in max. */
+struct sock_filter;
+size_t seccomp_program(const struct seccomp_policy *policy, struct sock_filter *out, size_t max);
 
 #endif

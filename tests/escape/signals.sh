@@ -2,7 +2,8 @@
 # Signals and abstract unix sockets reaching processes outside the sandbox
 # (issue 6, item 3). Landlock scopes both from ABI 6: a sandboxed process may
 # signal, and connect to abstract sockets of, only processes in its own
-# sandbox. On older kernels moat says so when it starts, and these tests skip.
+# sandbox. Below ABI 6 signals are open (moat says so; known breakage here)
+# and abstract sockets are refused with every AF_UNIX socket (below ABI 9).
 . "$(dirname "$0")/../lib.sh"
 
 cp "$HELPERS/sock" "$PROJ/sock"
@@ -11,7 +12,8 @@ PY=/usr/bin/python3
 pids=()
 eval "$(trap -p EXIT | sed "s/^trap -- '/trap -- 'kill \${pids[*]} 2>\/dev\/null; /")"
 
-alive() { kill -0 "$1" 2>/dev/null; }
+# alive PID: running (a zombie, killed and not yet reaped, is not).
+alive() { kill -0 "$1" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) Z' "/proc/$1/stat" 2>/dev/null; }
 
 # trapper NAME: an outside process that records each SIGUSR1/SIGIO in
 # $T/got-NAME and otherwise sleeps, in its own process group; its pid in $pg.
@@ -22,50 +24,71 @@ trapper() {
 	pids+=("$pg")
 }
 
+# --- signals below ABI 6 -----------------------------------------------------
+# Nothing scopes them: a sandboxed process, in moat run or a wrapped tool,
+# may signal any process of the user. moat says so when a session starts
+# (docs/security.md); the attacks are known breakage while they work.
 if [ "$ABI" -lt 6 ]; then
-	skip "Landlock ABI $ABI < 6: signals and abstract sockets are not scoped on this kernel (moat says so)"
-	done_testing
-	exit
+	"$MOAT" wrap tools /bin/kill >/dev/null 2>&1
+	W=$XDG_DATA_HOME/moat/shells/tools/bin/kill
+	for how in "moat run" "a wrapped kill"; do
+		sleep 300 </dev/null >/dev/null 2>&1 &
+		victim=$!
+		pids+=("$victim")
+		if [ "$how" = "moat run" ]; then
+			run "$MOAT" run -- kill -TERM "$victim"
+			expect_out "ABI $ABI: moat run says signals are not enforced" \
+				"^moat: not enforced by this kernel \\(Landlock ABI $ABI\\): .*signals to your other processes"
+		else
+			run env MOAT_ROOT="$PROJ" "$W" -TERM "$victim"
+		fi
+		sleep 0.2
+		known_breakage "refused: $how kills a process started outside" \
+			"ABI $ABI < 6: signals are not scoped (docs/security.md, Signals on ABI < 6)" \
+			eval '! alive "$victim"'
+	done
 fi
 
 # --- signals ---------------------------------------------------------------
-sleep 300 </dev/null >/dev/null 2>&1 &
-victim=$!
-pids+=("$victim")
-expect_denied "kill -TERM a process started outside" "$MOAT" run -- kill -TERM "$victim"
-alive "$victim" && ok "and it is still alive" || not_ok "and it is still alive"
-expect_denied "kill -0 the shell that started moat (probing counts too)" "$MOAT" run -- kill -0 "$$"
-expect_denied "kill -CONT the shell that started moat" "$MOAT" run -- sh -c 'kill -CONT "$1"' sh "$$"
+if [ "$ABI" -ge 6 ]; then
+	sleep 300 </dev/null >/dev/null 2>&1 &
+	victim=$!
+	pids+=("$victim")
+	expect_denied "kill -TERM a process started outside" "$MOAT" run -- kill -TERM "$victim"
+	alive "$victim" && ok "and it is still alive" || not_ok "and it is still alive"
+	expect_denied "kill -0 the shell that started moat (probing counts too)" "$MOAT" run -- kill -0 "$$"
+	expect_denied "kill -CONT the shell that started moat" "$MOAT" run -- sh -c 'kill -CONT "$1"' sh "$$"
 
-trapper group
-expect_denied "kill -USR1 an outside process group" "$MOAT" run -- kill -USR1 -- "-$pg"
-run "$MOAT" run -- "$PY" -c "import os, signal; signal.pidfd_send_signal(os.pidfd_open($pg), signal.SIGUSR1)"
-grep -q PermissionError "$T/.err" && ok "pidfd_send_signal to an outside process is refused" ||
-	{ not_ok "pidfd_send_signal to an outside process is refused" && _show pidfd_send_signal; }
-# F_SETOWN + O_ASYNC: the kernel sends SIGIO on our behalf when the pipe is written.
-run "$MOAT" run -- "$PY" -c "
+	trapper group
+	expect_denied "kill -USR1 an outside process group" "$MOAT" run -- kill -USR1 -- "-$pg"
+	run "$MOAT" run -- "$PY" -c "import os, signal; signal.pidfd_send_signal(os.pidfd_open($pg), signal.SIGUSR1)"
+	grep -q PermissionError "$T/.err" && ok "pidfd_send_signal to an outside process is refused" ||
+		{ not_ok "pidfd_send_signal to an outside process is refused" && _show pidfd_send_signal; }
+	# F_SETOWN + O_ASYNC: the kernel sends SIGIO on our behalf when the pipe is written.
+	run "$MOAT" run -- "$PY" -c "
 import fcntl, os, time
 r, w = os.pipe()
 fcntl.fcntl(r, fcntl.F_SETOWN, $pg)
 fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC | os.O_NONBLOCK)
 os.write(w, b'x'); time.sleep(0.3); print('SIGIO-ATTEMPTED')"
-sleep 0.3
-grep -q SIGIO-ATTEMPTED "$T/.out" && [ ! -e "$T/got-group" ] &&
-	ok "SIGIO through F_SETOWN does not reach an outside process" ||
-	{ not_ok "SIGIO through F_SETOWN does not reach an outside process ($(cat "$T/got-group" 2>/dev/null))" && _show sigio; }
-kill -USR1 -- "-$pg"
-sleep 0.3
-grep -q USR1 "$T/got-group" 2>/dev/null && ok "control: the same group receives USR1 from outside" ||
-	not_ok "control: the same group receives USR1 from outside"
+	sleep 0.3
+	grep -q SIGIO-ATTEMPTED "$T/.out" && [ ! -e "$T/got-group" ] &&
+		ok "SIGIO through F_SETOWN does not reach an outside process" ||
+		{ not_ok "SIGIO through F_SETOWN does not reach an outside process ($(cat "$T/got-group" 2>/dev/null))" && _show sigio; }
+	kill -USR1 -- "-$pg"
+	# The trapper runs its trap between sleeps: give a loaded machine time.
+	for _ in $(seq 50); do grep -q USR1 "$T/got-group" 2>/dev/null && break; sleep 0.1; done
+	grep -q USR1 "$T/got-group" 2>/dev/null && ok "control: the same group receives USR1 from outside" ||
+		not_ok "control: the same group receives USR1 from outside"
 
-# Another sandbox is "outside" too.
-"$MOAT" run -- sleep 300 </dev/null >/dev/null 2>&1 &
-other=$!
-pids+=("$other")
-sleep 0.3
-expect_denied "kill a process in another moat sandbox" "$MOAT" run -- kill -TERM "$other"
-alive "$other" && ok "and it is still alive" || not_ok "and the other sandbox's process is still alive"
-
+	# Another sandbox is "outside" too.
+	"$MOAT" run -- sleep 300 </dev/null >/dev/null 2>&1 &
+	other=$!
+	pids+=("$other")
+	sleep 0.3
+	expect_denied "kill a process in another moat sandbox" "$MOAT" run -- kill -TERM "$other"
+	alive "$other" && ok "and it is still alive" || not_ok "and the other sandbox's process is still alive"
+fi
 run "$MOAT" run -- sh -c 'sleep 30 & p=$!; kill -TERM "$p"; wait "$p"; echo "child status=$?"'
 expect_out "a signal to a child inside the sandbox works" '^child status=143$'
 run "$MOAT" run -- sh -c 'trap "echo SELF-USR1" USR1; kill -USR1 $$; :'
@@ -80,15 +103,17 @@ run ./sock connect-abstract "$name"
 expect_out "control: the abstract socket answers outside" 'HELLO-FROM-SERVER'
 expect_denied "connect to an abstract socket outside" "$MOAT" run -- ./sock connect-abstract "$name"
 expect_no_out "and no greeting arrives" 'HELLO-FROM-SERVER'
-if [ "$ABI" -ge 9 ]; then
-	run "$MOAT" run -- "$PY" -c "
+run "$MOAT" run -- "$PY" -c "
 import socket
 s = socket.socket(socket.AF_UNIX); s.bind('\0$name-inside'); s.listen(1)
 c = socket.socket(socket.AF_UNIX); c.connect('\0$name-inside'); a, _ = s.accept()
 c.send(b'ABSTRACT-INSIDE-OK'); print(a.recv(32).decode())"
+if [ "$ABI" -ge 9 ]; then
 	expect_out "an abstract socket inside the sandbox works" '^ABSTRACT-INSIDE-OK$'
 else
-	skip "ABI $ABI < 9: AF_UNIX socket() is refused, so abstract sockets inside the sandbox do not work either (docs/security.md)"
+	known_breakage "an abstract socket inside the sandbox works" \
+		"ABI $ABI < 9: socket(AF_UNIX) is refused, so abstract sockets inside do not work either (docs/security.md)" \
+		grep -q PermissionError "$T/.err"
 fi
 
 done_testing

@@ -9,9 +9,14 @@ mkdir -p "$(dirname "$CFG")" "$HOME/.npm"
 printf '.{ .confirm = .{ "cat" } }\n' >"$CFG"
 echo content >"$PROJ/file"
 
-# The exact prompt text (golden).
+# The exact prompt text (golden), after what this kernel leaves open, if
+# anything (tests/sandbox/abi.sh checks that line for every ABI).
+abi=$("$MOAT" profile 2>/dev/null | sed -n 's/^kernel: Landlock ABI //p')
+open=$("$MOAT" profile 2>/dev/null | sed -n 's/^not enforced: //p')
+: >"$T/want"
+[ "$open" = nothing ] || echo "moat: not enforced by this kernel (Landlock ABI $abi): $open" >"$T/want"
 run python3 "$PTY" --answer n -- "$MOAT" run -- cat file
-cat >"$T/want" <<EOF
+cat >>"$T/want" <<EOF
 moat: about to run cat in $PROJ
   read/write/exec  $PROJ
   HOME             $HOME

@@ -90,7 +90,7 @@ int main(void)
 	struct sandbox_support s;
 	struct error err = {0};
 	CHECK(sandbox_probe(&s, &err) == 0, "libsandbox has the functions moat uses (%s)", err.msg);
-	CHECK(!sandbox_private_ipc_works(), "no private /dev/shm to make on macOS");
+	CHECK(!sandbox_isolation_works(), "no namespaces to make on macOS");
 
 	setenv(MOAT_SANDBOX_ENV, root, 1);
 	CHECK(!sandbox_already_confined(root, home),

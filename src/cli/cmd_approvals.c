@@ -19,9 +19,10 @@ static void print_approval(const struct approval *a)
 	printf("%s  %s  %s\n", root, bin, date);
 	for (size_t i = 0; i < a->set.n; i++) {
 		const struct access_item *it = &a->set.items[i];
-		const char *what = it->kind == ITEM_HOME	? "HOME"
-				   : it->kind == ITEM_GRANT ? access_name(it->access)
-							    : "jailbreak";
+		const char *what = it->kind == ITEM_HOME	  ? "HOME"
+				   : it->kind == ITEM_GRANT  ? access_name(it->access)
+				   : it->kind == ITEM_SOCKET ? "connect"
+							     : "jailbreak";
 		cleanup_free char *path = visible_dup(it->path);
 		printf("  %-16s %s%s\n", what, path, it->kind == ITEM_JAILBREAK ? "  UNSANDBOXED" : "");
 	}

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "base/path.h"
+#include "base/platform.h"
 #include "context/context.h"
 #include "trace/linux.h"
 
@@ -258,12 +259,44 @@ static bool same_mount(const char *a, const char *b)
 	return ma && ma == mb;
 }
 
+int trace_open_regular(const char *path)
+{
+	if (path[0] != '/')
+		return -1;
+	/* O_PATH runs no driver's open and waits for no FIFO writer; refusing
+	 * every symlink keeps a component swapped for a link (to /dev, say)
+	 * from leading anywhere else. The canonical path holds none. */
+	int pfd = platform_open_path_no_symlinks("/", path[1] ? path + 1 : ".");
+	if (pfd < 0)
+		return -1;
+	struct stat st;
+	int fd = -1;
+	if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* Reopening the O_PATH descriptor opens that very inode, never
+		 * whatever the path names by now. */
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+		fd = open(self, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		struct stat again;
+		if (fd >= 0 && (fstat(fd, &again) < 0 || again.st_dev != st.st_dev ||
+				again.st_ino != st.st_ino)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	close(pfd);
+	return fd;
+}
+
 /* The first line of a script names its interpreter; the kernel refuses
- * the exec when that may not run. Returns it canonical, or NULL. */
+ * the exec when that may not run. Returns it canonical, or NULL. The
+ * tracer is unconfined (root, perhaps): the file is opened once, and only
+ * when it is a regular file (trace_open_regular), so a file swapped after
+ * the checks cannot make it open a device or a FIFO. */
 static char *interpreter(const char *path)
 {
 	char line[256];
-	cleanup_close int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	cleanup_close int fd = trace_open_regular(path);
 	if (fd < 0)
 		return NULL;
 	ssize_t n = read(fd, line, sizeof(line) - 1);

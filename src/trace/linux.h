@@ -53,4 +53,12 @@ int trace_filter_install(struct error *err);
 void trace_judge(pid_t tid, pid_t pid, const char *name, const struct sc_desc *d,
 		 const uint64_t args[6], int err, struct trace_log *log);
 
+/* Open path for reading only if it is a regular file, judged on the open
+ * file itself: an O_PATH descriptor (which opens nothing: no device's open
+ * runs, no FIFO blocks) refusing every symlink, checked with fstat, then
+ * reopened through /proc/self/fd. A path swapped between a check and the
+ * open can never make the unconfined tracer open something else. Returns
+ * an fd (O_CLOEXEC, O_NONBLOCK) or -1. */
+int trace_open_regular(const char *path);
+
 #endif

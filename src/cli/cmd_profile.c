@@ -6,46 +6,33 @@
 
 #include "base/strbuf.h"
 #include "cli/session.h"
+#include "report/profile_view.h"
 #include "sandbox/sbpl.h"
 
-static void print_rules(const struct session *s)
+/* The rules, or with json the JSON document (docs/json.md), rendered by
+ * src/report/ from the profile and what only the host can tell. */
+static void print_rules(const struct session *s, bool json)
 {
 	const struct profile *p = &s->profile;
+	bool *absent = xcalloc(p->nrules, sizeof(bool));
 	for (size_t i = 0; i < p->nrules; i++) {
-		const struct rule *r = &p->rules[i];
 		struct stat st;
-		const char *absent = stat(r->path, &st) == 0 ? "" : " (absent, no rule)";
-		char why[300];
-		if (r->origin == ORIGIN_GRANT)
-			snprintf(why, sizeof(why), "grant for %s", r->bin ? r->bin : "*");
-		else
-			snprintf(why, sizeof(why), "%s", origin_name(r->origin));
-		printf("%-40s %-16s %s%s\n", r->path, access_name(r->access), why, absent);
+		absent[i] = stat(p->rules[i].path, &st) != 0;
 	}
-	for (size_t i = 0; i < p->njailbreaks; i++)
-		printf("%-40s %-16s %s\n", p->jailbreaks[i], "UNSANDBOXED", "jailbreak");
-	printf("%-40s %-16s %s\n", "network", "open", "by design");
-	for (size_t i = 0; i < p->nenv; i++)
-		printf("env %s=%s\n", p->env[i].name, p->env[i].value ? p->env[i].value : "(unset)");
-	const char *socket_warning = sandbox_socket_warning(p, &s->support);
-	if (socket_warning)
-		printf("unix sockets: all reachable: %s\n", socket_warning);
-	else if (s->support.abi < 9)
-		printf("unix sockets: new AF_UNIX sockets refused (Landlock ABI < 9 cannot confine them by "
-		       "path); socketpair and pipes work\n");
-	else
-		printf("unix sockets: only those under the root and .sockets in config.zon\n");
-	if (!p->private_ipc)
-		printf("ipc: shared with your processes, /dev/shm as the rules say (a rule lies in "
-		       "/dev/shm, which a private one would hide)\n");
-	else
-		printf("ipc: %s\n", sandbox_private_ipc_works()
-					    ? "private /dev/shm and System V IPC (own namespaces)"
-					    : "/dev/shm denied, System V IPC shared with your processes (no "
-					      "namespaces here: user namespaces are off, root lacks "
-					      "CAP_SYS_ADMIN, or this is a sandbox already)");
-	printf("kernel: Landlock ABI %d\n", s->support.abi);
-	printf("not enforced: %s\n", s->support.not_enforced[0] ? s->support.not_enforced : "nothing");
+	struct profile_facts f = {
+		.absent = absent,
+		.abi = s->support.abi,
+		.not_enforced = s->support.not_enforced,
+		.socket_warning = sandbox_socket_warning(p, &s->support),
+		.ipc = !p->private_ipc ? IPC_SHARED
+		       : sandbox_private_ipc_works() ? IPC_PRIVATE
+						     : IPC_UNAVAILABLE,
+	};
+	struct strbuf out = STRBUF_INIT;
+	(json ? profile_render_json : profile_render_text)(p, &f, &out);
+	fputs(sb_str(&out), stdout);
+	sb_release(&out);
+	free(absent);
 }
 
 /* What macOS would enforce for this context: the same facts rendered by the
@@ -72,16 +59,19 @@ int cmd_profile(int argc, char **argv, const struct global_opts *g)
 	for (; first < argc && argv[first][0] == '-'; first++) {
 		if (strncmp(argv[first], "--format=", 9) == 0)
 			format = argv[first] + 9;
+		else if (strcmp(argv[first], "--json") == 0)
+			format = "json";
 		else
 			return cli_usage_error(self, "unknown option '%s'", argv[first]);
 	}
-	if (strcmp(format, "rules") != 0 && strcmp(format, "sbpl") != 0)
-		return cli_usage_error(self, "unknown format '%s' (want rules or sbpl)", format);
+	if (strcmp(format, "rules") != 0 && strcmp(format, "sbpl") != 0 && strcmp(format, "json") != 0)
+		return cli_usage_error(self, "unknown format '%s' (want rules, json or sbpl)", format);
 	struct error err = {0};
 	struct session s;
 	if (session_open(&s, argv + first, argc - first, g, &err) < 0)
 		return cli_fail(&err, 1);
-	int rc = strcmp(format, "sbpl") == 0 ? print_sbpl(&s, &err) : (print_rules(&s), 0);
+	int rc = strcmp(format, "sbpl") == 0 ? print_sbpl(&s, &err)
+					     : (print_rules(&s, strcmp(format, "json") == 0), 0);
 	session_close(&s);
 	return rc < 0 ? cli_fail(&err, 1) : 0;
 }

@@ -10,7 +10,7 @@ const struct command commands[] = {
 	{"run", cmd_run, "moat run [--trace] [SHELL...] -- CMD [ARG...]",
 	 "run one command in the sandbox and exit with its status"},
 	{"shell", cmd_shell, "moat shell [SHELL...]", "start $SHELL in the sandbox"},
-	{"profile", cmd_profile, "moat profile [--format=rules|sbpl] [SHELL...]",
+	{"profile", cmd_profile, "moat profile [--json | --format=rules|json|sbpl] [SHELL...]",
 	 "print the rules run and shell would apply here"},
 	{"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
 	 "create or update a local shell from binaries"},

@@ -7,7 +7,7 @@
 
 /* Help text per command lives in docs/moat.1 too; keep them in step. */
 const struct command commands[] = {
-	{"run", cmd_run, "moat run [--trace] [SHELL...] -- CMD [ARG...]",
+	{"run", cmd_run, "moat run [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]",
 	 "run one command in the sandbox and exit with its status"},
 	{"shell", cmd_shell, "moat shell [SHELL...]", "start $SHELL in the sandbox"},
 	{"profile", cmd_profile, "moat profile [--json | --format=rules|json|sbpl] [SHELL...]",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# JSON output (issue 14, item 6): `moat profile --json`, validated against
-# docs/json-schema.json, and agreeing with what the text says.
+# JSON output (issue 14, item 6): `moat profile --json` and `moat run --trace
+# --json`, validated against docs/json-schema.json, and agreeing with what
+# the text says; hostile names come out escaped and valid UTF-8.
 . "$(dirname "$0")/trace-lib.bash"
 SCHEMA=$MOAT_SRC/docs/json-schema.json
 VALIDATE=$MOAT_SRC/tests/json-validate.py
@@ -17,8 +18,8 @@ valid() {
 py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # The validator itself refuses what it must.
-printf '{"version":1,"kind":"profile"}\n' >"$T/bad.json"
-python3 "$VALIDATE" "$SCHEMA" profile "$T/bad.json" >"$T/bad.out" 2>&1
+printf '{"version":1,"kind":"trace"}\n' >"$T/bad.json"
+python3 "$VALIDATE" "$SCHEMA" trace "$T/bad.json" >"$T/bad.out" 2>&1
 grep -q "missing 'root'" "$T/bad.out" && ok "control: the validator refuses a document missing fields" ||
 	{ not_ok "control: the validator refuses a document missing fields" && sed 's/^/#   /' "$T/bad.out"; }
 printf '{"version":1,"kind":"profile","x":"\xc2\x9b"}\n' >"$T/raw.json"
@@ -63,5 +64,61 @@ fi
 run "$MOAT" profile --format=json
 [ "$out" = "$(cat "$T/profile.json")" ] && ok "--format=json is the same" || not_ok "--format=json is the same"
 rm "$XDG_CONFIG_HOME/moat/config.zon"
+
+# --- moat run --trace --json=FILE -----------------------------------------
+"$MOAT" wrap tools /bin/cat >/dev/null 2>&1
+run "$MOAT" run --trace --json="$T/trace.json" tools -- sh -c 'cat ~/.ssh/id_rsa; echo x >~/.cache/x; exit 3'
+[ "$rc" = 3 ] && ok "the command's status passes through" || not_ok "the command's status passes through (got $rc)"
+expect_out "the text report is still on stderr" '^moat: 2 path\(s\) denied by the sandbox$'
+valid "the trace document matches the schema" trace "$T/trace.json"
+[ "$(py "$T/trace.json" 'd["status"]')" = 3 ] && ok "with the status" || not_ok "with the status"
+[ "$(py "$T/trace.json" '[(r["program"], r["tool"], r["operation"], r["path"], r["errno"]) for r in d["refusals"] if r["operation"] == "read"]')" = \
+	"[('cat', 'cat', 'read', '$HOME/.ssh/id_rsa', 'EACCES')]" ] &&
+	ok "a refusal: program, the wrapped tool, operation, path, errno" ||
+	{ not_ok "a refusal: program, tool, operation, path, errno" && sed 's/^/#   /' "$T/trace.json"; }
+[ "$(py "$T/trace.json" '[r["suggestions"] for r in d["refusals"]]')" = "[['moat allow cat ~/.ssh/id_rsa'], ['moat allow sh ~/.cache --write']]" ] &&
+	ok "each refusal carries its suggestion" || { not_ok "each refusal carries its suggestion" && sed 's/^/#   /' "$T/trace.json"; }
+py "$T/trace.json" '"\n".join("  " + s["text"] for s in d["suggestions"])' >"$T/json-sugg"
+report=$(report_of "$T/.err")
+printf '%s\n' "$report" | grep '^  moat allow' >"$T/text-sugg"
+cmp -s "$T/json-sugg" "$T/text-sugg" && ok "the suggestions are the text report's, word for word" ||
+	{ not_ok "the suggestions are the text report's" && diff "$T/json-sugg" "$T/text-sugg" | sed 's/^/#   /'; }
+[ "$(py "$T/trace.json" 'd["hints"][0]["value"]')" = "$PROJ/.moat/home" ] && ok "the MOAT_ENV_HOME hint, real path" ||
+	not_ok "the MOAT_ENV_HOME hint, real path"
+
+# --json alone: the document is the last line of stderr, in place of the text.
+run "$MOAT" run --trace --json -- sh -c 'cat ~/.ssh/id_rsa 2>/dev/null; echo "tool says" >&2'
+tail -n 1 "$T/.err" >"$T/stderr.json"
+valid "--json: the last line of stderr is the document" trace "$T/stderr.json"
+expect_no_out "and the text report is not printed" '^moat: [0-9]+ path\(s\) denied'
+expect_out "the tool's own stderr comes first" '^tool says$'
+run "$MOAT" run --trace --json -- true
+tail -n 1 "$T/.err" >"$T/empty.json"
+valid "a clean run is a document with no refusals" trace "$T/empty.json"
+[ "$(py "$T/empty.json" 'len(d["refusals"])')" = 0 ] && ok "and it has none" || not_ok "and it has none"
+
+# Hostile names: control bytes, C1, bidi, invalid UTF-8 in argv[0] and a path.
+evil=$'x\x1b]0;t\x07\xc2\x9b\xe2\x80\xae\xff\x9b"\\'
+mkdir -p "$HOME/.cache/$evil"
+echo s >"$HOME/.cache/$evil/f"
+run "$MOAT" run --trace --json="$T/evil.json" -- bash -c 'exec -a "$0" cat "$1"' "$evil" "$HOME/.cache/$evil/f"
+valid "hostile names still give a valid, escaped document" trace "$T/evil.json"
+[ "$(py "$T/evil.json" 'd["refusals"][0]["program"].encode("utf-8", "surrogatepass").hex()')" = \
+	"$(printf '%s' $'x\x1b]0;t\x07\xc2\x9b\xe2\x80\xae\xef\xbf\xbd\xef\xbf\xbd"\\' | od -An -tx1 | tr -d ' \n')" ] &&
+	ok "the name decodes to its bytes, invalid ones as U+FFFD" || not_ok "the name decodes to its bytes, invalid ones as U+FFFD"
+
+# Options.
+expect_status "--json without --trace is a usage error" 2 "$MOAT" run --json -- true
+# FILE is opened before the command runs, never through a link: a link
+# planted there (by an earlier run, say) does not steer moat's write.
+ln -s "$HOME/.bashrc" "$PROJ/out.json"
+cp "$HOME/.bashrc" "$T/bashrc.before"
+run "$MOAT" run --trace --json=out.json -- true
+[ "$rc" = 125 ] && ok "--json=FILE refuses a symlink (125)" || not_ok "--json=FILE refuses a symlink (got $rc)"
+cmp -s "$HOME/.bashrc" "$T/bashrc.before" && ok "and the link's target is untouched" || not_ok "and the link's target is untouched"
+rm -f "$PROJ/out.json"
+run "$MOAT" run --trace --json=out.json -- sh -c 'rm -f out.json; ln -s ~/.bashrc out.json'
+cmp -s "$HOME/.bashrc" "$T/bashrc.before" && ok "a link the command plants meanwhile is not written through" ||
+	not_ok "a link the command plants meanwhile is not written through"
 
 done_testing

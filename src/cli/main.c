@@ -92,12 +92,17 @@ void cli_verbose(const struct global_opts *g, const char *fmt, ...)
 {
 	if (!g->verbose)
 		return;
+	/* It shows paths (the root, shells) a directory's name chose. */
 	va_list ap;
-	fprintf(stderr, "moat: ");
+	char *line;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	int n = vasprintf(&line, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n < 0)
+		return;
+	cleanup_free char *shown = visible_dup(line);
+	free(line);
+	fprintf(stderr, "moat: %s\n", shown);
 }
 
 int main(int argc, char **argv)

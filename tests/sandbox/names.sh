@@ -45,6 +45,9 @@ for l in C C.UTF-8; do
 	[ "$rc" = 0 ] && ! raw_in "$T/.out" && grep -qF 'p\xc2\x9b2J\xe2\x80\xaeq\x9b' "$T/.out" &&
 		ok "LC_ALL=$l: moat profile shows the root as \\xNN" || { not_ok "LC_ALL=$l: moat profile shows the root as \\xNN" && _show profile; }
 done
+run "$MOAT" -v profile
+[ "$rc" = 0 ] && grep -q '^moat: root ' "$T/.err" && ! raw_in "$T/.err" &&
+	ok "moat -v says where the root is, escaped too" || { not_ok "moat -v says where the root is, escaped too" && _show -v; }
 run "$MOAT" profile --json
 [ "$rc" = 0 ] && ! raw_in "$T/.out" && grep -qF 'p\u009b2J\u202eq\ufffd' "$T/.out" &&
 	ok "moat profile --json: \\u escapes, the raw byte as U+FFFD" || { not_ok "moat profile --json: \\u escapes" && _show json; }

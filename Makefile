@@ -42,7 +42,7 @@ PLATFORM_Darwin := src/base/platform_darwin.c
 
 LIB_SRC := $(PLATFORM_$(UNAME_S)) $(filter-out src/base/platform_%.c,$(wildcard src/base/*.c)) \
 	$(wildcard src/config/*.c src/profile/*.c src/context/*.c \
-	src/shells/*.c src/approvals/*.c src/trace/*.c src/launch/*.c) $(SANDBOX_SRC)
+	src/shells/*.c src/approvals/*.c src/trace/*.c src/report/*.c src/launch/*.c) $(SANDBOX_SRC)
 CLI_SRC := $(wildcard src/cli/*.c)
 WRAPPER_SRC := $(wildcard src/wrapper/*.c)
 # Unit tests: tests/unit/test_linux_*.c and test_darwin_*.c are built on

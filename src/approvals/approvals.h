@@ -1,11 +1,13 @@
 /* Confirm before widening access, and remember the answer.
  *
  * An access set is what a confirm prompt shows beyond the fixed defaults:
- * the HOME the tool will see, every grant with its level, every jailbreak.
- * An approval remembers one set for one (project root, binary), in a store
+ * the HOME the tool will see, every grant with its level, every unix socket
+ * let through on purpose (config.zon's .sockets), every jailbreak. An
+ * approval remembers one set for one (project root, binary), in a store
  * that keeps the set itself, readable, not a hash of it. A set that is the
  * same or narrower than an approved one needs no new answer; any widening
- * (a new grant, a wider level, a new jailbreak, another HOME) asks again. */
+ * (a new grant, a wider level, a new socket, a new jailbreak, another HOME)
+ * asks again. */
 #ifndef MOAT_APPROVALS_APPROVALS_H
 #define MOAT_APPROVALS_APPROVALS_H
 
@@ -17,7 +19,7 @@
 #include "base/util.h"
 #include "profile/profile.h"
 
-enum access_item_kind { ITEM_HOME, ITEM_GRANT, ITEM_JAILBREAK };
+enum access_item_kind { ITEM_HOME, ITEM_GRANT, ITEM_JAILBREAK, ITEM_SOCKET };
 
 struct access_item {
 	enum access_item_kind kind;
@@ -36,9 +38,22 @@ void access_set_free(struct access_set *set);
 /* Does approved cover wanted (same or narrower)? */
 bool access_set_covers(const struct access_set *approved, const struct access_set *wanted);
 
-/* The prompt's summary, exactly as shown (golden-tested). */
+/* What the summary says beyond the profile. */
+struct confirm_notes {
+	/* Shown by moat run or moat shell: everything in the session runs
+	 * confined, a jailbreak included (Landlock cannot be lifted). Otherwise
+	 * by moat-wrapper, for which a jailbreak means no sandbox at all. */
+	bool session;
+	/* Nonzero when sockets are listed and this kernel's Landlock (this ABI)
+	 * cannot confine them by path: then every unix socket is reachable. */
+	int sockets_unconfined_abi;
+};
+
+/* The prompt's summary, exactly as shown (golden-tested). Names are shown
+ * through visible_add(), so a project or path named with control
+ * characters cannot hide or rewrite the lines above the question. */
 void confirm_summary(struct strbuf *out, const char *bin, const struct profile *p,
-		     const struct access_set *set);
+		     const struct access_set *set, const struct confirm_notes *notes);
 
 /* One remembered answer. */
 struct approval {
@@ -94,5 +109,9 @@ int confirm_mode_from_env(enum confirm_mode *mode, struct error *err);
  * or refused. Returns 0 to go ahead, -1 with err (status 125) not to. */
 int confirm_start(const char *home, const char *bin, const struct profile *p, const char *home_seen,
 		  struct strbuf *warn, struct error *err);
+/* The same for moat run and moat shell, whose prompt says that a jailbreak
+ * does not apply inside the session. */
+int confirm_start_session(const char *home, const char *bin, const struct profile *p,
+			  const char *home_seen, struct strbuf *warn, struct error *err);
 
 #endif

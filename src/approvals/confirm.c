@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "approvals/approvals.h"
+#include "sandbox/sandbox.h"
 
 int confirm_mode_from_env(enum confirm_mode *mode, struct error *err)
 {
@@ -79,8 +80,23 @@ static int remember(struct approval_store *st, void *arg)
 	return 1;
 }
 
-int confirm_start(const char *home, const char *bin, const struct profile *p, const char *home_seen,
-		  struct strbuf *warn, struct error *err)
+/* Does this kernel let every unix socket through once one is listed?
+ * Landlock confines connect() by path from ABI 9; below that, listing a
+ * socket switches the seccomp AF_UNIX refusal off (docs/security.md). A
+ * kernel moat cannot probe counts as one that cannot confine them. */
+static int sockets_unconfined_abi(const struct profile *p)
+{
+	struct sandbox_support support;
+	struct error ignored;
+	if (!profile_has_sockets(p))
+		return 0;
+	if (sandbox_probe(&support, &ignored) < 0)
+		return 1;
+	return sandbox_socket_warning(p, &support) ? (support.abi ? support.abi : 1) : 0;
+}
+
+static int confirm(const char *home, const char *bin, const struct profile *p, const char *home_seen,
+		   bool session, struct strbuf *warn, struct error *err)
 {
 	enum confirm_mode mode;
 	if (confirm_mode_from_env(&mode, err) < 0) {
@@ -104,7 +120,8 @@ int confirm_start(const char *home, const char *bin, const struct profile *p, co
 		}
 	}
 	struct strbuf summary = STRBUF_INIT;
-	confirm_summary(&summary, bin, p, &set);
+	struct confirm_notes notes = {session, sockets_unconfined_abi(p)};
+	confirm_summary(&summary, bin, p, &set, &notes);
 	int answer = ask(summary.buf);
 	sb_release(&summary);
 	if (answer < 0) {
@@ -125,4 +142,16 @@ int confirm_start(const char *home, const char *bin, const struct profile *p, co
 out:
 	access_set_free(&set);
 	return rc;
+}
+
+int confirm_start(const char *home, const char *bin, const struct profile *p, const char *home_seen,
+		  struct strbuf *warn, struct error *err)
+{
+	return confirm(home, bin, p, home_seen, false, warn, err);
+}
+
+int confirm_start_session(const char *home, const char *bin, const struct profile *p,
+			  const char *home_seen, struct strbuf *warn, struct error *err)
+{
+	return confirm(home, bin, p, home_seen, true, warn, err);
 }

@@ -18,6 +18,11 @@ void access_set_from_profile(struct access_set *set, const struct profile *p, co
 	for (size_t i = 0; i < p->nrules; i++)
 		if (p->rules[i].origin == ORIGIN_GRANT)
 			add_item(set, ITEM_GRANT, p->rules[i].access & ACCESS_ALL, p->rules[i].path);
+	/* By the right, not the origin: a socket listed on a granted path
+	 * shares the grant's rule. */
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].access & ACCESS_CONNECT)
+			add_item(set, ITEM_SOCKET, ACCESS_CONNECT, p->rules[i].path);
 	for (size_t i = 0; i < p->njailbreaks; i++)
 		add_item(set, ITEM_JAILBREAK, 0, p->jailbreaks[i]);
 }
@@ -36,7 +41,8 @@ static bool item_covered(const struct access_set *approved, const struct access_
 		const struct access_item *a = &approved->items[i];
 		if (a->kind != want->kind)
 			continue;
-		if (want->kind == ITEM_GRANT) {
+		/* A socket rule on a directory reaches the sockets below it. */
+		if (want->kind == ITEM_GRANT || want->kind == ITEM_SOCKET) {
 			if (path_is_under(want->path, a->path) && !(want->access & ~a->access))
 				return true;
 		} else if (strcmp(a->path, want->path) == 0) {
@@ -54,20 +60,50 @@ bool access_set_covers(const struct access_set *approved, const struct access_se
 	return true;
 }
 
-void confirm_summary(struct strbuf *out, const char *bin, const struct profile *p,
-		     const struct access_set *set)
+/* "  LABEL            PATH", the path shown safely. */
+static void add_line(struct strbuf *out, const char *label, const char *path, const char *after)
 {
-	sb_addf(out, "moat: about to run %s in %s\n", bin, p->root);
-	sb_addf(out, "  %-16s %s\n", "read/write/exec", p->root);
+	sb_addf(out, "  %-16s ", label);
+	visible_add(out, path, strlen(path), visible_utf8_locale());
+	sb_addf(out, "%s\n", after);
+}
+
+void confirm_summary(struct strbuf *out, const char *bin, const struct profile *p,
+		     const struct access_set *set, const struct confirm_notes *notes)
+{
+	bool utf8 = visible_utf8_locale(), sockets = false;
+	sb_adds(out, "moat: about to run ");
+	visible_add(out, bin, strlen(bin), utf8);
+	sb_adds(out, " in ");
+	visible_add(out, p->root, strlen(p->root), utf8);
+	sb_addc(out, '\n');
+	add_line(out, "read/write/exec", p->root, "");
 	for (size_t i = 0; i < set->n; i++) {
 		const struct access_item *it = &set->items[i];
 		if (it->kind == ITEM_HOME)
-			sb_addf(out, "  %-16s %s\n", "HOME", it->path);
+			add_line(out, "HOME", it->path, "");
 		else if (it->kind == ITEM_GRANT)
-			sb_addf(out, "  %-16s %s\n", access_name(it->access), it->path);
+			add_line(out, access_name(it->access), it->path, "");
+		else if (it->kind == ITEM_SOCKET)
+			add_line(out, "connect", it->path, ""), sockets = true;
+		else if (notes->session)
+			add_line(out, "jailbreak", it->path,
+				 "  not in this session: runs confined here (unsandboxed only "
+				 "through its wrapper outside moat run and moat shell)");
 		else
-			sb_addf(out, "  %-16s %s  UNSANDBOXED\n", "jailbreak", it->path);
+			add_line(out, "jailbreak", it->path, "  UNSANDBOXED");
 	}
+	int abi = notes->sockets_unconfined_abi;
+	if (sockets && abi)
+		sb_addf(out, "  %-16s every pathname unix socket%s: Landlock ABI %d cannot confine them "
+			     "by path\n",
+			"connect", abi < 6 ? " and abstract socket" : "", abi);
 	sb_addf(out, "  %-16s %s\n", "network", p->network ? "allowed" : "denied");
-	sb_adds(out, "nothing else outside those paths is readable\n");
+	if (!sockets)
+		sb_adds(out, "nothing else outside those paths is readable\n");
+	else if (abi)
+		sb_adds(out, "nothing else outside those paths is readable, but any unix socket can be "
+			     "connected to (the ssh-agent's, D-Bus, docker.sock)\n");
+	else
+		sb_adds(out, "nothing else outside those paths is readable or can be connected to\n");
 }

@@ -2,6 +2,12 @@
  *
  *   approval  1764489600  /home/you/proj  npm  home=/home/you/proj/.moat/home  grant:rw=/home/you/.npm
  *
+ * and socket=PATH for a unix socket let through (config.zon's .sockets),
+ * jailbreak=PATH for a jailbreak. A store written before sockets were
+ * part of the set parses the same: its approvals simply hold none, so a
+ * listed socket asks again. An older moat keeps a line holding socket=
+ * verbatim, as one it does not understand, and asks.
+ *
  * (fields separated by tabs; paths cannot hold tabs, moat refuses control
  * characters in them). Lines it does not understand are kept verbatim. */
 #include <errno.h>
@@ -45,6 +51,9 @@ static int parse_item(const char *field, struct access_item *it)
 		it->kind = ITEM_HOME;
 	} else if (klen == 9 && memcmp(field, "jailbreak", 9) == 0) {
 		it->kind = ITEM_JAILBREAK;
+	} else if (klen == 6 && memcmp(field, "socket", 6) == 0) {
+		it->kind = ITEM_SOCKET;
+		it->access = ACCESS_CONNECT;
 	} else if (klen > 6 && memcmp(field, "grant:", 6) == 0) {
 		it->kind = ITEM_GRANT;
 		it->access = 0;
@@ -132,6 +141,8 @@ char *approvals_format(const struct approval_store *st)
 				sb_addf(&sb, "\thome=%s", it->path);
 			else if (it->kind == ITEM_GRANT)
 				sb_addf(&sb, "\tgrant:%s=%s", level_code(it->access), it->path);
+			else if (it->kind == ITEM_SOCKET)
+				sb_addf(&sb, "\tsocket=%s", it->path);
 			else
 				sb_addf(&sb, "\tjailbreak=%s", it->path);
 		}

@@ -5,6 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+
+#include "base/strbuf.h"
 
 static void oom(void)
 {
@@ -96,15 +99,106 @@ void error_clear(struct error *err)
 	err->status = 0;
 }
 
+size_t utf8_char(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if (c >= 0xc2 && c <= 0xdf) {
+		n = 2, *cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3, *cp = c & 0x0f;
+		lo = c == 0xe0 ? 0xa0 : 0x80;
+		hi = c == 0xed ? 0x9f : 0xbf;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4, *cp = c & 0x07;
+		lo = c == 0xf0 ? 0x90 : 0x80;
+		hi = c == 0xf4 ? 0x8f : 0xbf;
+	} else {
+		return 0;
+	}
+	if (len < n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if (i > 1 && (s[i] < 0x80 || s[i] > 0xbf))
+			return 0;
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	return n;
+}
+
+bool invisible_code_point(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+static void add_hex(struct strbuf *out, const unsigned char *s, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		char esc[4] = {'\\', 'x', digits[s[i] >> 4], digits[s[i] & 0xf]};
+		sb_add(out, esc, sizeof(esc));
+	}
+}
+
+void visible_add(struct strbuf *out, const char *text, size_t len, bool utf8)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0;
+	while (i < len) {
+		size_t start = i;
+		while (i < len && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\')
+			i++;
+		sb_add(out, s + start, i - start);
+		if (i == len)
+			break;
+		uint32_t cp;
+		size_t n = utf8 && s[i] >= 0x80 ? utf8_char(s + i, len - i, &cp) : 0;
+		if (n && !invisible_code_point(cp))
+			sb_add(out, s + i, n);
+		else
+			add_hex(out, s + i, n ? n : 1);
+		i += n ? n : 1;
+	}
+}
+
+bool visible_utf8_locale(void)
+{
+	static const char *const vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	for (size_t i = 0; i < ARRAY_LEN(vars); i++) {
+		const char *v = getenv(vars[i]);
+		if (!v || !*v)
+			continue;
+		const char *dot = strchr(v, '.');
+		const char *set = dot ? dot + 1 : v; /* "en_US.UTF-8", or macOS's bare "UTF-8" */
+		return strncasecmp(set, "utf-8", 5) == 0 || strncasecmp(set, "utf8", 4) == 0;
+	}
+	return false;
+}
+
+char *visible_dup(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	visible_add(&sb, s, strlen(s), visible_utf8_locale());
+	return sb_detach(&sb);
+}
+
+bool visible_as_is(const char *s)
+{
+	cleanup_free char *shown = visible_dup(s);
+	return strcmp(shown, s) == 0;
+}
+
 static void put_visible(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			fprintf(stderr, "\\x%02x", c);
-		else
-			fputc(c, stderr);
-	}
+	struct strbuf sb = STRBUF_INIT;
+	visible_add(&sb, s, len, visible_utf8_locale());
+	fputs(sb_str(&sb), stderr);
+	sb_release(&sb);
 }
 
 /* Each line of text after prefix, made visible. */

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -62,12 +63,40 @@ int error_set(struct error *err, const char *fmt, ...) __attribute__((format(pri
 void error_hint(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_clear(struct error *err);
 
-/* Print "<prog>: msg" and any "hint: ..." lines to stderr, control
- * characters shown as \xNN (see warning_print). */
+/* Names moat did not choose (paths, process names, config values) are shown
+ * through this one function before they reach a terminal. Every byte of
+ * what a terminal could act on or that could forge or reorder a line is
+ * shown as \xNN: C0 controls, DEL, the backslash itself (so \xNN is never
+ * ambiguous), C1 controls (U+0080-U+009F, e.g. CSI as \xc2\x9b, and raw
+ * 0x80-0x9f bytes), the Unicode bidirectional controls (U+061C, U+200E,
+ * U+200F, U+202A-U+202E, U+2066-U+2069), the line and paragraph separators
+ * (U+2028, U+2029), and every byte that is not part of well-formed UTF-8.
+ * Other UTF-8 passes as is when utf8 is true; when it is false (the locale
+ * is not UTF-8, so an 8-bit terminal may read any byte of 0x80-0x9f as a
+ * C1 control) every byte from 0x80 up is shown as \xNN too. Pure. */
+struct strbuf;
+void visible_add(struct strbuf *out, const char *s, size_t len, bool utf8);
+/* Is the locale's character set UTF-8 (LC_ALL, LC_CTYPE, LANG)? */
+bool visible_utf8_locale(void);
+/* visible_add(s) for the current locale, as a new string. */
+char *visible_dup(const char *s);
+/* Does s show as itself (visible_dup(s) would equal s)? */
+bool visible_as_is(const char *s);
+
+/* The length of the well-formed UTF-8 character at s (at most len bytes,
+ * len > 0) and its code point, or 0 when s does not start one (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF). */
+size_t utf8_char(const unsigned char *s, size_t len, uint32_t *cp);
+/* C1 controls, bidirectional controls, line and paragraph separators:
+ * code points a terminal acts on, or that reorder or split a line. */
+bool invisible_code_point(uint32_t cp);
+
+/* Print "<prog>: msg" and any "hint: ..." lines to stderr, shown through
+ * visible_add() (see warning_print). */
 void error_print(const char *prog, const struct error *err);
 
 /* Print each line of text as "prog: warning: LINE". Like error_print, it
- * shows control characters as \xNN: messages quote paths and lines that
+ * shows text through visible_add(): messages quote paths and lines that
  * sandboxed code may have chosen, and a raw escape sequence would be the
  * terminal's to act on. */
 void warning_print(const char *prog, const char *text);

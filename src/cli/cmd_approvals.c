@@ -14,13 +14,17 @@ static void print_approval(const struct approval *a)
 	char date[32];
 	struct tm tm;
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M", localtime_r(&a->when, &tm));
-	printf("%s  %s  %s\n", a->root, a->bin, date);
+	cleanup_free char *root = visible_dup(a->root);
+	cleanup_free char *bin = visible_dup(a->bin);
+	printf("%s  %s  %s\n", root, bin, date);
 	for (size_t i = 0; i < a->set.n; i++) {
 		const struct access_item *it = &a->set.items[i];
-		const char *what = it->kind == ITEM_HOME	? "HOME"
-				   : it->kind == ITEM_GRANT ? access_name(it->access)
-							    : "jailbreak";
-		printf("  %-16s %s%s\n", what, it->path, it->kind == ITEM_JAILBREAK ? "  UNSANDBOXED" : "");
+		const char *what = it->kind == ITEM_HOME	  ? "HOME"
+				   : it->kind == ITEM_GRANT  ? access_name(it->access)
+				   : it->kind == ITEM_SOCKET ? "connect"
+							     : "jailbreak";
+		cleanup_free char *path = visible_dup(it->path);
+		printf("  %-16s %s%s\n", what, path, it->kind == ITEM_JAILBREAK ? "  UNSANDBOXED" : "");
 	}
 }
 
@@ -93,7 +97,8 @@ int cmd_unapprove(int argc, char **argv, const struct global_opts *g)
 	struct forget f = {root, 0};
 	if (approvals_update(home, forget, &f, &err) < 0)
 		return cli_fail(&err, 1);
+	cleanup_free char *shown = root ? visible_dup(root) : NULL;
 	fprintf(stderr, "moat: forgot %zu approval(s)%s%s\n", f.dropped, root ? " for " : "",
-		root ? root : "");
+		root ? shown : "");
 	return 0;
 }

@@ -1,13 +1,18 @@
-/* moat run [--trace] [SHELL...] -- CMD [ARG...]: one command in the sandbox.
- * moat execs the command itself, so its exit status, signals and terminal are
- * the command's own. With --trace moat stays as the command's unconfined
- * parent, follows it and reports what the sandbox refused (src/trace/). */
+/* moat run [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]: one command
+ * in the sandbox. moat execs the command itself, so its exit status, signals
+ * and terminal are the command's own. With --trace moat stays as the
+ * command's unconfined parent, follows it and reports what the sandbox
+ * refused (src/trace/); --json makes that report JSON (docs/json.md), on
+ * stderr in place of the text or, with =FILE, into FILE. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "cli/cli.h"
+#include "context/settings.h"
 #include "launch/launch.h"
 #include "trace/trace.h"
 
@@ -34,9 +39,32 @@ static void say_lingering(void *arg)
 			"(^C stops them)\n");
 }
 
-static int run_traced(struct launch *l, char **cmd, struct error *err)
+static int write_all(int fd, const char *s, size_t n)
 {
-	struct traced t = {l, cmd};
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* json: NULL for the text report, "" for JSON on stderr, else a file. */
+static int run_traced(struct launch *s, char **cmd, const char *json, struct error *err)
+{
+	/* Opened now, before the command runs: sandboxed code cannot swap the
+	 * name for a link that would steer moat's write. */
+	cleanup_close int json_fd = -1;
+	if (json && *json &&
+	    (json_fd = open(json, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+		error_set(err, "cannot open '%s': %s", json, strerror(errno));
+		return EXIT_MOAT_FAILED;
+	}
+	struct traced t = {s, cmd};
 	struct trace_opts o = {
 		.child = exec_traced, .arg = &t, .name = cmd[0], .lingering = say_lingering};
 	struct trace_log log = {0};
@@ -45,26 +73,41 @@ static int run_traced(struct launch *l, char **cmd, struct error *err)
 		trace_log_free(&log);
 		return EXIT_MOAT_FAILED;
 	}
-	struct strbuf report = STRBUF_INIT;
-	trace_report(&log, &l->profile, l->ctx.home, &report);
+	int status = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
+	cleanup_free char *config = settings_path(s->ctx.home);
+	struct trace_facts f = {s->ctx.home, config, s->support.abi, status};
+	struct strbuf report = STRBUF_INIT, doc = STRBUF_INIT;
+	if (!json || *json)
+		trace_report(&log, &s->profile, &f, &report);
+	if (json)
+		trace_report_json(&log, &s->profile, &f, &doc);
 	/* The report must not cost the command's status on a closed stderr. */
 	signal(SIGPIPE, SIG_IGN);
-	fputs(report.buf, stderr);
+	fputs(sb_str(&report), stderr);
+	if (json && !*json)
+		fputs(sb_str(&doc), stderr);
+	if (json_fd >= 0 && write_all(json_fd, doc.buf, doc.len) < 0)
+		fprintf(stderr, "moat: cannot write the JSON report to '%s': %s\n", json,
+			strerror(errno));
 	sb_release(&report);
+	sb_release(&doc);
 	trace_log_free(&log);
-	return WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
+	return status;
 }
 
 int cmd_run(int argc, char **argv, const struct global_opts *g)
 {
 	const struct command *self = cli_command("run");
 	bool trace = false;
+	const char *json = NULL;
 	int dashes = 0, nshells = 0;
 	for (int i = 1; i < argc && !dashes; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			dashes = i;
 		else if (strcmp(argv[i], "--trace") == 0)
 			trace = true;
+		else if (strcmp(argv[i], "--json") == 0 || strncmp(argv[i], "--json=", 7) == 0)
+			json = argv[i][6] ? argv[i] + 7 : "";
 		else if (argv[i][0] == '-')
 			return cli_usage_error(self, "unknown option '%s'", argv[i]);
 		else
@@ -74,6 +117,8 @@ int cmd_run(int argc, char **argv, const struct global_opts *g)
 		return cli_usage_error(self, "missing '--' before the command");
 	if (dashes == argc - 1)
 		return cli_usage_error(self, "no command after '--'");
+	if (json && !trace)
+		return cli_usage_error(self, "--json is an option of --trace");
 
 	struct error err = {0};
 	struct launch l;
@@ -84,7 +129,7 @@ int cmd_run(int argc, char **argv, const struct global_opts *g)
 		if (launch_set_command(&l, cmd[0], &err) < 0)
 			status = err.status;
 		else
-			status = trace ? run_traced(&l, cmd, &err) : launch_enter(&l, cmd, &err);
+			status = trace ? run_traced(&l, cmd, json, &err) : launch_enter(&l, cmd, &err);
 	}
 	launch_free(&l);
 	return err.msg[0] ? cli_fail(&err, status) : status;

@@ -8,10 +8,10 @@
 
 /* Help text per command lives in docs/moat.1 too; keep them in step. */
 const struct command commands[] = {
-	{"run", cmd_run, "moat run [--trace] [SHELL...] -- CMD [ARG...]",
+	{"run", cmd_run, "moat run [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]",
 	 "run one command in the sandbox and exit with its status"},
 	{"shell", cmd_shell, "moat shell [SHELL...]", "start $SHELL in the sandbox"},
-	{"profile", cmd_profile, "moat profile [--format=rules|sbpl] [SHELL...]",
+	{"profile", cmd_profile, "moat profile [--json | --format=rules|json|sbpl] [SHELL...]",
 	 "print the rules run and shell would apply here"},
 	{"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
 	 "create or update a local shell from binaries"},
@@ -93,12 +93,17 @@ void cli_verbose(const struct global_opts *g, const char *fmt, ...)
 {
 	if (!g->verbose)
 		return;
+	/* It shows paths (the root, shells) a directory's name chose. */
 	va_list ap;
-	fprintf(stderr, "moat: ");
+	char *line;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	int n = vasprintf(&line, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n < 0)
+		return;
+	cleanup_free char *shown = visible_dup(line);
+	free(line);
+	fprintf(stderr, "moat: %s\n", shown);
 }
 
 static void print_warnings(const char *lines)

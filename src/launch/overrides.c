@@ -70,8 +70,15 @@ int overrides_check_home(const struct env_overrides *o, const struct profile *p,
 	if (profile_allows_write(p, canon))
 		return 0;
 	error_set(err, "MOAT_ENV_HOME=%s is not writable in the sandbox", home_override);
-	error_hint(err, "put it under $MOAT_ROOT (%s), e.g. $MOAT_ROOT/.moat/home,", p->root);
-	error_hint(err, "or grant it explicitly:  moat allow %s %s --write", bin, home_override);
+	/* Both ways out pasteable as printed: the root's real path, since
+	 * $MOAT_ROOT is set only inside the sandbox. A value under /.moat is
+	 * that variable expanded empty outside it: granting it is nonsense. */
+	error_hint(err, "put it in the project: MOAT_ENV_HOME=%s/.moat/home", p->root);
+	if (!path_is_under(home_override, "/.moat"))
+		error_hint(err, "or grant it explicitly:  moat allow %s %s --write", bin, home_override);
+	else
+		error_hint(err, "($MOAT_ROOT is set only inside the sandbox, so outside it "
+				"$MOAT_ROOT/.moat/home is /.moat/home)");
 	err->status = EXIT_MOAT_FAILED;
 	return -1;
 }

@@ -446,6 +446,22 @@ static void socket_checks(struct prog *p)
 	jeq(p, SOCKETCALL_SOCKETPAIR, L_EACCES, L_ALLOW);
 }
 
+static bool report_to_tracer;
+
+void seccomp_report_to_tracer(void)
+{
+	report_to_tracer = true;
+}
+
+/* The action refusing a call with err: the errno, or, under the tracer,
+ * SIGSYS carrying it (the call is skipped all the same). */
+static uint32_t refusal(int err)
+{
+	if (report_to_tracer)
+		return SECCOMP_RET_TRAP | SECCOMP_REPORT_MARK | ((uint32_t)err & SECCOMP_REPORT_ERRNO_BITS);
+	return SECCOMP_RET_ERRNO | ((uint32_t)err & SECCOMP_RET_DATA);
+}
+
 static void assemble(struct prog *p, const struct seccomp_policy *pol)
 {
 	load(p, (uint32_t)offsetof(struct seccomp_data, arch));
@@ -474,11 +490,11 @@ static void assemble(struct prog *p, const struct seccomp_policy *pol)
 	place(p, L_ALLOW);
 	ret(p, SECCOMP_RET_ALLOW);
 	place(p, L_EPERM);
-	ret(p, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+	ret(p, refusal(EPERM));
 	place(p, L_EACCES);
-	ret(p, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA));
+	ret(p, refusal(EACCES));
 	place(p, L_ENOSYS);
-	ret(p, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+	ret(p, refusal(ENOSYS));
 }
 
 /* Turn label numbers into forward offsets; classic BPF jumps only forward,

@@ -55,6 +55,16 @@ struct seccomp_policy {
  * say that pathname sockets are not confined. */
 struct seccomp_policy seccomp_policy_for(int landlock_abi, bool sockets_let_through);
 
+/* Under `moat run --trace` only: make every refusal of the filters this
+ * process installs from now on raise SIGSYS (SECCOMP_RET_TRAP, data
+ * SECCOMP_REPORT_MARK | errno) instead of failing with the errno, so the
+ * tracer sees it, reports it, and makes the call fail with that errno.
+ * The call is skipped by the kernel either way; a SIGSYS nobody handles
+ * kills the process, so without the tracer nothing more is allowed. */
+void seccomp_report_to_tracer(void);
+#define SECCOMP_REPORT_MARK 0x7000u
+#define SECCOMP_REPORT_ERRNO_BITS 0x0fffu
+
 /* Install the filter on the calling thread (no_new_privs must be set).
  * policy may be NULL for the parts every sandbox gets. */
 int seccomp_install(const struct seccomp_policy *policy, struct error *err);

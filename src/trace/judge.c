@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "base/path.h"
+#include "base/platform.h"
 #include "context/context.h"
 #include "trace/linux.h"
 
@@ -56,7 +57,7 @@ static bool read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 }
 
 /* A NUL-terminated string of at most size - 1 bytes from the tracee. */
-static bool read_string(pid_t tid, uint64_t addr, char *buf, size_t size)
+bool trace_read_string(pid_t tid, uint64_t addr, char *buf, size_t size)
 {
 	size_t got = 0;
 	while (got < size - 1) {
@@ -144,7 +145,7 @@ static char *canonical(const char *full, bool follow)
 
 /* The path a process meant with (dirfd, path); relative as given when its
  * directory cannot be known (a dirfd that is a pipe, a process gone). */
-static char *resolve(pid_t tid, pid_t pid, int dirfd, const char *path, bool follow)
+char *trace_resolve(pid_t tid, pid_t pid, int dirfd, const char *path, bool follow)
 {
 	cleanup_free char *full = NULL;
 	if (path[0] == '/') {
@@ -258,12 +259,44 @@ static bool same_mount(const char *a, const char *b)
 	return ma && ma == mb;
 }
 
+int trace_open_regular(const char *path)
+{
+	if (path[0] != '/')
+		return -1;
+	/* O_PATH runs no driver's open and waits for no FIFO writer; refusing
+	 * every symlink keeps a component swapped for a link (to /dev, say)
+	 * from leading anywhere else. The canonical path holds none. */
+	int pfd = platform_open_path_no_symlinks("/", path[1] ? path + 1 : ".");
+	if (pfd < 0)
+		return -1;
+	struct stat st;
+	int fd = -1;
+	if (fstat(pfd, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* Reopening the O_PATH descriptor opens that very inode, never
+		 * whatever the path names by now. */
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+		fd = open(self, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		struct stat again;
+		if (fd >= 0 && (fstat(fd, &again) < 0 || again.st_dev != st.st_dev ||
+				again.st_ino != st.st_ino)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	close(pfd);
+	return fd;
+}
+
 /* The first line of a script names its interpreter; the kernel refuses
- * the exec when that may not run. Returns it canonical, or NULL. */
+ * the exec when that may not run. Returns it canonical, or NULL. The
+ * tracer is unconfined (root, perhaps): the file is opened once, and only
+ * when it is a regular file (trace_open_regular), so a file swapped after
+ * the checks cannot make it open a device or a FIFO. */
 static char *interpreter(const char *path)
 {
 	char line[256];
-	cleanup_close int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	cleanup_close int fd = trace_open_regular(path);
 	if (fd < 0)
 		return NULL;
 	ssize_t n = read(fd, line, sizeof(line) - 1);
@@ -393,10 +426,10 @@ static bool judge(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t 
 		cleanup_free char *sock = socket_path(tid, args[d->path], flags);
 		if (!sock)
 			return false;
-		v->path = resolve(tid, pid, AT_FDCWD, sock, false);
+		v->path = trace_resolve(tid, pid, AT_FDCWD, sock, false);
 		return judge_create(v->path, TRACE_BIND, v);
 	}
-	if (!read_string(tid, args[d->path], p1, sizeof(p1)))
+	if (!trace_read_string(tid, args[d->path], p1, sizeof(p1)))
 		return false;
 	int dirfd = fd_arg(d->dirfd, args);
 	switch (d->kind) {
@@ -409,43 +442,43 @@ static bool judge(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t 
 		if (d->kind == SC_CREAT)
 			flags = O_CREAT | O_WRONLY | O_TRUNC;
 		bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
-		v->path = resolve(tid, pid, dirfd, p1, !(flags & O_NOFOLLOW) && !excl);
+		v->path = trace_resolve(tid, pid, dirfd, p1, !(flags & O_NOFOLLOW) && !excl);
 		return judge_open(v->path, flags, v);
 	}
 	case SC_TRUNCATE:
-		v->path = resolve(tid, pid, dirfd, p1, true);
+		v->path = trace_resolve(tid, pid, dirfd, p1, true);
 		return judge_open(v->path, O_WRONLY, v);
 	case SC_EXEC:
-		v->path = resolve(tid, pid, dirfd, p1, true);
+		v->path = trace_resolve(tid, pid, dirfd, p1, true);
 		return judge_exec(v->path, v);
 	case SC_MKDIR:
-		v->path = resolve(tid, pid, dirfd, p1, false);
+		v->path = trace_resolve(tid, pid, dirfd, p1, false);
 		return judge_create(v->path, TRACE_MKDIR, v);
 	case SC_MKNOD:
-		v->path = resolve(tid, pid, dirfd, p1, false);
+		v->path = trace_resolve(tid, pid, dirfd, p1, false);
 		/* Device nodes need CAP_MKNOD before any path is looked at. */
 		if ((S_ISCHR(flags) || S_ISBLK(flags)) && fsuid() != 0)
 			return false;
 		return judge_create(v->path, TRACE_CREATE, v);
 	case SC_SYMLINK:
-		v->path = resolve(tid, pid, dirfd, p1, false);
+		v->path = trace_resolve(tid, pid, dirfd, p1, false);
 		return judge_create(v->path, TRACE_SYMLINK, v);
 	case SC_UNLINK:
 	case SC_RMDIR: {
 		struct stat st;
 		bool rmdir = d->kind == SC_RMDIR || (flags & AT_REMOVEDIR);
 		v->op = TRACE_REMOVE;
-		v->path = resolve(tid, pid, dirfd, p1, false);
+		v->path = trace_resolve(tid, pid, dirfd, p1, false);
 		return removable(v->path, &st) && S_ISDIR(st.st_mode) == rmdir;
 	}
 	case SC_RENAME:
 	case SC_LINK:
-		if (!read_string(tid, args[d->path2], p2, sizeof(p2)))
+		if (!trace_read_string(tid, args[d->path2], p2, sizeof(p2)))
 			return false;
 		bool follow = d->kind == SC_LINK && (flags & AT_SYMLINK_FOLLOW);
-		v->path = *p1 ? resolve(tid, pid, dirfd, p1, follow)
-			      : resolve(tid, pid, dirfd, "", true); /* AT_EMPTY_PATH */
-		v->other = resolve(tid, pid, fd_arg(d->dirfd2, args), p2, false);
+		v->path = *p1 ? trace_resolve(tid, pid, dirfd, p1, follow)
+			      : trace_resolve(tid, pid, dirfd, "", true); /* AT_EMPTY_PATH */
+		v->other = trace_resolve(tid, pid, fd_arg(d->dirfd2, args), p2, false);
 		return d->kind == SC_RENAME ? judge_rename(v->path, v->other, err, v)
 					    : judge_link(v->path, v->other, err, v);
 	case SC_BIND:
@@ -531,12 +564,20 @@ static bool judge_as(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64
 	return denied;
 }
 
-void trace_judge(pid_t tid, pid_t pid, const char *name, const struct sc_desc *d,
+void trace_judge(pid_t tid, pid_t pid, const char *name, const char *tool, const struct sc_desc *d,
 		 const uint64_t args[6], int err, struct trace_log *log)
 {
 	struct verdict v = {0};
-	if (judge_as(tid, pid, d, args, err, &v))
-		trace_log_add(log, pid, name, v.op, v.path, v.other, err);
+	if (judge_as(tid, pid, d, args, err, &v)) {
+		struct trace_denial td = {.pid = pid,
+					  .name = (char *)name,
+					  .tool = (char *)tool,
+					  .op = v.op,
+					  .path = v.path,
+					  .other = v.other,
+					  .err = err};
+		trace_log_add(log, &td);
+	}
 	free(v.path);
 	free(v.other);
 }

@@ -3,6 +3,7 @@
 #ifndef MOAT_TRACE_LINUX_H
 #define MOAT_TRACE_LINUX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -50,7 +51,28 @@ int trace_filter_install(struct error *err);
 /* A watched syscall of thread tid (in process pid, named name) failed with
  * err: when the same operation would have succeeded without the sandbox,
  * add it to log. The thread must be stopped. */
-void trace_judge(pid_t tid, pid_t pid, const char *name, const struct sc_desc *d,
+void trace_judge(pid_t tid, pid_t pid, const char *name, const char *tool, const struct sc_desc *d,
 		 const uint64_t args[6], int err, struct trace_log *log);
+
+/* The sandbox's seccomp filter refused system call nr (of audit arch
+ * arch, with args) with err, and raised SIGSYS for the tracer
+ * (seccomp_report_to_tracer): add what was refused to log. */
+void trace_judge_seccomp(pid_t tid, pid_t pid, const char *name, const char *tool, uint32_t arch,
+			 int nr, const uint64_t args[6], int err, struct trace_log *log);
+
+/* A NUL-terminated string of at most size - 1 bytes from the tracee. */
+bool trace_read_string(pid_t tid, uint64_t addr, char *buf, size_t size);
+/* The canonical path a process meant with (dirfd, path), /proc/self and
+ * /dev/fd meaning the process; relative as given when its directory cannot
+ * be known. Follows the last component when follow is set. */
+char *trace_resolve(pid_t tid, pid_t pid, int dirfd, const char *path, bool follow);
+
+/* Open path for reading only if it is a regular file, judged on the open
+ * file itself: an O_PATH descriptor (which opens nothing: no device's open
+ * runs, no FIFO blocks) refusing every symlink, checked with fstat, then
+ * reopened through /proc/self/fd. A path swapped between a check and the
+ * open can never make the unconfined tracer open something else. Returns
+ * an fd (O_CLOEXEC, O_NONBLOCK) or -1. */
+int trace_open_regular(const char *path);
 
 #endif

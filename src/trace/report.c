@@ -6,26 +6,48 @@
  * write access to the directory that holds the entry, and a rename or link
  * into a place with more rights (the root has exec) needs those rights at
  * the source too, or Landlock answers EXDEV. A suggestion is never a path
- * `moat allow` would refuse: for one with a quote or control character the
- * nearest ancestor it accepts is offered, and for $HOME or a directory
- * containing it the report says that no grant exists. */
+ * `moat allow` would refuse, nor one that cannot be shown as it is typed:
+ * for one with a quote or control character the nearest ancestor that has
+ * none is offered, and for $HOME or a directory containing it the report
+ * says that no grant exists. Several grants one tool needs under a
+ * directory it owns (~/.pyenv, ~/.cache/pip) become one grant on that
+ * directory, so a single round of pasting fixes the run.
+ *
+ * The BIN of a grant is the wrapped tool the process runs under (the
+ * tracer knows which moat-wrapper started it), else the process's name:
+ * a grant for npm reaches npm's wrapper, a grant for the node running
+ * npm's script would not.
+ *
+ * Refusals by the seccomp filter name no path; each says what would allow
+ * it (a .sockets entry in config.zon for unix sockets) or why nothing does. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/path.h"
+#include "report/json.h"
+#include "report/profile_view.h"
 #include "shells/shells.h"
 #include "trace/trace.h"
 
-void trace_log_add(struct trace_log *log, pid_t pid, const char *name, enum trace_op op,
-		   const char *path, const char *other, int err)
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void trace_log_add(struct trace_log *log, const struct trace_denial *d)
 {
 	log->v = xrealloc_array(log->v, log->n + 1, sizeof(*log->v));
 	log->v[log->n++] = (struct trace_denial){
-		.pid = pid,
-		.name = xstrdup(name),
-		.op = op,
-		.path = xstrdup(path),
-		.other = other ? xstrdup(other) : NULL,
-		.err = err,
+		.pid = d->pid,
+		.name = xstrdup(d->name ? d->name : "?"),
+		.tool = dup_or_null(d->tool),
+		.op = d->op,
+		.path = dup_or_null(d->path),
+		.other = dup_or_null(d->other),
+		.detail = dup_or_null(d->detail),
+		.err = d->err,
 	};
 }
 
@@ -33,23 +55,38 @@ void trace_log_free(struct trace_log *log)
 {
 	for (size_t i = 0; i < log->n; i++) {
 		free(log->v[i].name);
+		free(log->v[i].tool);
 		free(log->v[i].path);
 		free(log->v[i].other);
+		free(log->v[i].detail);
 	}
 	free(log->v);
 	*log = (struct trace_log){0};
 }
 
 static const char *const op_names[] = {
-	[TRACE_READ] = "read",     [TRACE_LIST] = "list",       [TRACE_WRITE] = "write",
-	[TRACE_EXEC] = "exec",     [TRACE_CREATE] = "create",   [TRACE_MKDIR] = "mkdir",
-	[TRACE_SYMLINK] = "symlink", [TRACE_BIND] = "bind",     [TRACE_REMOVE] = "remove",
-	[TRACE_RENAME] = "rename", [TRACE_LINK] = "link",
+	[TRACE_READ] = "read",       [TRACE_LIST] = "list",         [TRACE_WRITE] = "write",
+	[TRACE_EXEC] = "exec",       [TRACE_CREATE] = "create",     [TRACE_MKDIR] = "mkdir",
+	[TRACE_SYMLINK] = "symlink", [TRACE_BIND] = "bind",         [TRACE_REMOVE] = "remove",
+	[TRACE_RENAME] = "rename",   [TRACE_LINK] = "link",         [TRACE_SOCKET] = "socket",
+	[TRACE_IO_URING] = "io_uring", [TRACE_IOCTL] = "ioctl",     [TRACE_SETID] = "chmod",
+	[TRACE_SYSCALL] = "syscall",
 };
 
 const char *trace_op_name(enum trace_op op)
 {
 	return (size_t)op < ARRAY_LEN(op_names) && op_names[op] ? op_names[op] : "?";
+}
+
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case EXDEV: return "EXDEV";
+	case ENOSYS: return "ENOSYS";
+	default: return "?";
+	}
 }
 
 /* What the profile gives at path: Landlock unions the rights of every rule
@@ -132,13 +169,16 @@ static size_t needs_for(const struct trace_denial *d, const struct profile *p, s
 	case TRACE_LINK:
 		n = needs_for_move(d, p, needs);
 		break;
+	default:
+		break;
 	}
 	return n;
 }
 
 /* The grant `moat allow` accepts for path (needed for the denied path
- * shown): path itself or, when its characters are refused, its nearest
- * ancestor that is not. NULL with why set when there is none. */
+ * shown), and that shows as it is typed: path itself or, when its
+ * characters are refused or would be escaped, its nearest ancestor that is
+ * neither. NULL with why set when there is none. */
 static char *acceptable_grant(const char *path, const char *shown, const char *home,
 			      struct strbuf *why)
 {
@@ -148,20 +188,22 @@ static char *acceptable_grant(const char *path, const char *shown, const char *h
 	}
 	char *grant = xstrdup(path);
 	const char *refused = path_refusal(grant);
-	while (path_refusal(grant)) {
+	if (!refused && !visible_as_is(grant))
+		refused = "it contains a control or invisible character";
+	while (path_refusal(grant) || !visible_as_is(grant)) {
 		char *up = path_dirname(grant);
 		free(grant);
 		grant = up;
 	}
 	if (path_is_under(home, grant)) {
 		const char *rel = strcmp(grant, home) == 0 ? "is" : "contains";
-		if (strcmp(grant, shown) == 0)
+		if (strcmp(grant, shown) == 0) {
 			sb_addf(why, "it %s your home directory, and moat allow refuses that", rel);
-		else
-			sb_addf(why,
-				"it needs a grant on %s, which %s your home directory, and moat "
-				"allow refuses that",
-				grant, rel);
+		} else {
+			sb_adds(why, "it needs a grant on ");
+			visible_add(why, grant, strlen(grant), visible_utf8_locale());
+			sb_addf(why, ", which %s your home directory, and moat allow refuses that", rel);
+		}
 		free(grant);
 		return NULL;
 	}
@@ -172,15 +214,9 @@ static char *acceptable_grant(const char *path, const char *shown, const char *h
 	return grant;
 }
 
-/* Bytes that would upset a terminal or forge a line, shown as \xNN. */
 static void add_shown(struct strbuf *sb, const char *s)
 {
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c < 0x20 || *c == 0x7f || *c == '\\')
-			sb_addf(sb, "\\x%02x", *c);
-		else
-			sb_addc(sb, (char)*c);
-	}
+	visible_add(sb, s, strlen(s), visible_utf8_locale());
 }
 
 static bool shell_safe(const char *s)
@@ -190,8 +226,8 @@ static bool shell_safe(const char *s)
 	return s[strspn(s, safe)] == '\0';
 }
 
-/* A word the user can paste into a shell. Grants never hold quotes or
- * control characters, so single quotes always suffice. */
+/* A word the user can paste into a shell. Grants and names never hold
+ * quotes or control characters, so single quotes always suffice. */
 static void add_word(struct strbuf *sb, const char *s)
 {
 	if (shell_safe(s))
@@ -200,54 +236,90 @@ static void add_word(struct strbuf *sb, const char *s)
 		sb_addf(sb, "'%s'", s);
 }
 
-/* The BIN for a suggestion: the process name, or '*' for a name moat allow
- * would refuse or that cannot be pasted safely. */
-static const char *grant_bin(const char *name)
+/* A path as pasted: ~/REST under home when REST needs no quoting (the
+ * shell expands it), otherwise the whole path as a word. */
+static void add_path_word(struct strbuf *sb, const char *path, const char *home)
 {
-	if (!name || tool_name_refusal(name) || name[0] == '-' || strchr(name, '\''))
+	size_t n = strlen(home);
+	if (strcmp(home, "/") != 0 && strncmp(path, home, n) == 0 && path[n] == '/' &&
+	    shell_safe(path + n + 1)) {
+		sb_addf(sb, "~/%s", path + n + 1);
+		return;
+	}
+	add_word(sb, path);
+}
+
+/* The BIN for a suggestion: the wrapped tool the process runs under, else
+ * the process name; '*' for a name moat allow would refuse or that cannot
+ * be pasted as shown. */
+static const char *grant_bin(const struct trace_denial *d)
+{
+	const char *name = d->tool ? d->tool : d->name;
+	if (!name || tool_name_refusal(name) || name[0] == '-' || strchr(name, '\'') ||
+	    !visible_as_is(name))
 		return "*";
 	return name;
 }
 
-/* One line of the report: every denial of the same path. */
+/* One line of the report: every denial of the same path (or, for the
+ * seccomp filter's refusals, of the same operation and detail). */
 struct group {
-	const char *path;      /* borrowed from the log */
+	enum trace_op op;           /* seccomp groups: their operation */
+	const char *key;            /* the path, or the detail; borrowed from the log */
 	const char *rel, *rel_path; /* "to" the destination, "interpreter of" a script */
-	unsigned ops;     /* 1 << enum trace_op */
-	pid_t pid;        /* the first process refused */
-	const char *name;
-	pid_t *pids;      /* distinct processes */
+	unsigned ops;               /* 1 << enum trace_op */
+	pid_t pid;                  /* the first process refused */
+	const char *name, *tool;
+	pid_t *pids;                /* distinct processes */
 	size_t npids;
 	size_t count;
 };
 
+enum sugg_kind {
+	SUGG_GRANT,   /* moat allow BIN PATH */
+	SUGG_NONE,    /* no grant or setting allows it: why */
+	SUGG_SETTING, /* a line for config.zon */
+};
+
+#define NOT_MERGED ((size_t)-1)
+
 struct suggestion {
+	enum sugg_kind kind;
 	const char *bin;
-	char *path; /* NULL: none exists, why says so */
+	char *path;          /* GRANT: the path; SETTING: the value */
 	unsigned access;
 	char *why;
-	const char *refused; /* the denied path, for "none" lines */
+	const char *refused; /* NONE: what was refused, to show */
+	enum trace_op op;    /* NONE: the operation refused */
+	size_t merged_into;  /* collapsed into that suggestion, or NOT_MERGED */
 };
 
 struct report {
-	struct group *groups;
+	struct group *groups; /* path refusals */
 	size_t ngroups;
+	struct group *others; /* refusals by the seccomp filter */
+	size_t nothers;
 	struct suggestion *sugg;
 	size_t nsugg;
+	size_t (*of)[MAX_NEEDS]; /* per log entry: its suggestions */
+	size_t *nof;
 	bool home_cache; /* a write under $HOME: MOAT_ENV_HOME is worth a hint */
 };
 
-static struct group *group_for(struct report *r, const struct trace_denial *d, const char *shown)
+static struct group *group_for(struct group **groups, size_t *n, const struct trace_denial *d,
+			       const char *key)
 {
-	for (size_t i = 0; i < r->ngroups; i++)
-		if (strcmp(r->groups[i].path, shown) == 0)
-			return &r->groups[i];
-	r->groups = xrealloc_array(r->groups, r->ngroups + 1, sizeof(*r->groups));
-	struct group *g = &r->groups[r->ngroups++];
-	*g = (struct group){.path = shown, .pid = d->pid, .name = d->name};
-	if (shown == d->path && d->other && (d->op == TRACE_RENAME || d->op == TRACE_LINK))
+	for (size_t i = 0; i < *n; i++)
+		if ((*groups)[i].op == d->op || trace_op_is_path(d->op))
+			if (strcmp((*groups)[i].key, key) == 0)
+				return &(*groups)[i];
+	*groups = xrealloc_array(*groups, *n + 1, sizeof(**groups));
+	struct group *g = &(*groups)[(*n)++];
+	*g = (struct group){
+		.op = d->op, .key = key, .pid = d->pid, .name = d->name, .tool = d->tool};
+	if (key == d->path && d->other && (d->op == TRACE_RENAME || d->op == TRACE_LINK))
 		g->rel = "to", g->rel_path = d->other;
-	else if (shown != d->path)
+	else if (trace_op_is_path(d->op) && key != d->path)
 		g->rel = "interpreter of", g->rel_path = d->path;
 	return g;
 }
@@ -263,23 +335,37 @@ static void group_add(struct group *g, const struct trace_denial *d)
 	g->pids[g->npids++] = d->pid;
 }
 
-/* Add a suggestion, merging one for the same binary and path. */
-static void suggest(struct report *r, const char *bin, char *path, unsigned access, char *why,
-		    const char *refused)
+/* "none" for the same thing: the same path, whatever was done to it; or
+ * the same refusal of the seccomp filter. */
+static bool same_refusal(const struct suggestion *a, const struct suggestion *b)
+{
+	bool path = trace_op_is_path(a->op);
+	return path == trace_op_is_path(b->op) && (path || a->op == b->op) &&
+	       strcmp(a->refused, b->refused) == 0;
+}
+
+/* Add a suggestion, merging one of the same kind for the same binary and
+ * path (or the same refusal); returns its index. Takes path and why. */
+static size_t suggest(struct report *r, struct suggestion s)
 {
 	for (size_t i = 0; i < r->nsugg; i++) {
-		struct suggestion *s = &r->sugg[i];
-		bool same = path ? s->path && strcmp(s->bin, bin) == 0 && strcmp(s->path, path) == 0
-				 : !s->path && strcmp(s->refused, refused) == 0;
+		struct suggestion *o = &r->sugg[i];
+		bool same = o->kind == s.kind &&
+			    (s.kind == SUGG_GRANT     ? strcmp(o->bin, s.bin) == 0 &&
+							    strcmp(o->path, s.path) == 0
+			     : s.kind == SUGG_SETTING ? strcmp(o->path, s.path) == 0
+						      : same_refusal(o, &s));
 		if (same) {
-			s->access |= access;
-			free(path);
-			free(why);
-			return;
+			o->access |= s.access;
+			free(s.path);
+			free(s.why);
+			return i;
 		}
 	}
+	s.merged_into = NOT_MERGED;
 	r->sugg = xrealloc_array(r->sugg, r->nsugg + 1, sizeof(*r->sugg));
-	r->sugg[r->nsugg++] = (struct suggestion){bin, path, access, why, refused};
+	r->sugg[r->nsugg] = s;
+	return r->nsugg++;
 }
 
 static bool is_proc_pid(const char *path)
@@ -294,20 +380,33 @@ static bool is_proc_pid(const char *path)
 	return *c == '/' || *c == '\0';
 }
 
-static void add_denial(struct report *r, const struct trace_denial *d, const struct profile *p,
-		       const char *home)
+static void note(struct report *r, size_t entry, size_t sugg)
+{
+	for (size_t i = 0; i < r->nof[entry]; i++)
+		if (r->of[entry][i] == sugg)
+			return;
+	if (r->nof[entry] < MAX_NEEDS)
+		r->of[entry][r->nof[entry]++] = sugg;
+}
+
+static void add_path_denial(struct report *r, size_t entry, const struct trace_denial *d,
+			    const struct profile *p, const char *home)
 {
 	struct need needs[MAX_NEEDS];
 	const char *shown;
 	size_t n = needs_for(d, p, needs, &shown);
-	group_add(group_for(r, d, shown), d);
-	const char *bin = grant_bin(d->name);
+	group_add(group_for(&r->groups, &r->ngroups, d, shown), d);
+	const char *bin = grant_bin(d);
 	if (n == 0) {
 		static const char proc[] = "Landlock keeps processes outside the sandbox out of "
 					   "reach, and no grant changes that";
 		static const char other[] = "the profile already allows this there; the sandbox "
 					    "refused it for a reason no grant changes";
-		suggest(r, bin, NULL, 0, xstrdup(is_proc_pid(shown) ? proc : other), shown);
+		note(r, entry,
+		     suggest(r, (struct suggestion){.kind = SUGG_NONE,
+						    .why = xstrdup(is_proc_pid(shown) ? proc : other),
+						    .refused = shown,
+						    .op = d->op}));
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -315,34 +414,248 @@ static void add_denial(struct report *r, const struct trace_denial *d, const str
 		char *grant = acceptable_grant(needs[i].path, shown, home, &why);
 		if ((needs[i].access & ACCESS_WRITE) && path_is_under(needs[i].path, home))
 			r->home_cache = true;
-		suggest(r, bin, grant, needs[i].access, why.len ? sb_detach(&why) : NULL,
-			grant ? NULL : shown);
+		struct suggestion s = {.kind = grant ? SUGG_GRANT : SUGG_NONE,
+				       .bin = bin,
+				       .path = grant,
+				       .access = needs[i].access,
+				       .why = why.len ? sb_detach(&why) : NULL,
+				       .refused = shown,
+				       .op = d->op};
+		note(r, entry, suggest(r, s));
 		sb_release(&why);
 		free(needs[i].path);
 	}
 }
 
-static void render_groups(const struct report *r, struct strbuf *out)
+/* What each refusal of the seccomp filter means, and what allows it. */
+static const char *seccomp_why(const struct trace_denial *d)
 {
-	struct strbuf *procs = xcalloc(r->ngroups, sizeof(*procs));
-	struct strbuf *ops = xcalloc(r->ngroups, sizeof(*ops));
+	const char *x = d->detail ? d->detail : "";
+	switch (d->op) {
+	case TRACE_IO_URING:
+		return "refused together with new unix sockets (io_uring can make and connect them "
+		       "without socket()); programs fall back to plain system calls, and the "
+		       ".sockets setting lets it through too";
+	case TRACE_IOCTL:
+		if (strcmp(x, "TIOCSPGRP") == 0)
+			return "moat run and wrapped tools keep a process from taking the terminal's "
+			       "foreground, so nothing left behind reads what you type next; an "
+			       "interactive shell belongs in moat shell";
+		if (strcmp(x, "TIOCSCTTY") == 0)
+			return "taking a terminal from another session is refused in every sandbox";
+		return "typing into the terminal, or remapping its keys, is refused in every "
+		       "sandbox, and no setting changes that";
+	case TRACE_SETID:
+		return "set-user-ID and set-group-ID bits cannot be set inside moat (Landlock does "
+		       "not judge chmod, so root could make any binary on the host setuid)";
+	default:
+		break;
+	}
+	if (strcmp(x, "add_key") == 0 || strcmp(x, "request_key") == 0 || strcmp(x, "keyctl") == 0)
+		return "the kernel keyrings are shared with your processes and have no path, so the "
+		       "sandbox answers as a kernel without them";
+	if (strcmp(x, "open_by_handle_at") == 0)
+		return "opening a file by handle would bypass every path rule";
+	if (strncmp(x, "x32 ", 4) == 0 || strncmp(x, "unknown ", 8) == 0)
+		return "system calls of this ABI are refused outright";
+	return "kernel powers (modules, kexec, raw I/O ports, BPF) are refused in every sandbox";
+}
+
+static void add_seccomp_denial(struct report *r, size_t entry, const struct trace_denial *d,
+			       const struct profile *p, const struct trace_facts *f)
+{
+	const char *key = d->detail ? d->detail : trace_op_name(d->op);
+	group_add(group_for(&r->others, &r->nothers, d, key), d);
+	if (d->op == TRACE_SOCKET) {
+		/* Classic seccomp cannot read the address a socket will use, so
+		 * below ABI 9 any listed path switches the refusal off. The
+		 * session's TMPDIR is where runtimes put their sockets, and on a
+		 * kernel that confines by path it is reachable anyway. */
+		struct strbuf why = STRBUF_INIT;
+		sb_addf(&why,
+			"Landlock ABI %d cannot confine unix sockets by path, so any entry lets "
+			"every unix socket through, in every project: the ssh-agent's, D-Bus, "
+			"docker.sock",
+			f->abi);
+		note(r, entry,
+		     suggest(r, (struct suggestion){.kind = SUGG_SETTING,
+						    .path = path_join(p->root, ".moat/tmp"),
+						    .why = sb_detach(&why),
+						    .op = d->op}));
+		return;
+	}
+	note(r, entry,
+	     suggest(r, (struct suggestion){.kind = SUGG_NONE,
+					    .why = xstrdup(seccomp_why(d)),
+					    .refused = key,
+					    .op = d->op}));
+}
+
+/* Directories under HOME shared by many tools: the one a tool owns is one
+ * level further down (~/.cache/pip, ~/.local/share/nvim). */
+static const char *const shared_dirs[] = {
+	".cache",      ".config",         ".local", ".local/share", ".local/state",
+	".local/lib",  ".var",            ".var/app", "Library",    "Library/Caches",
+	"Library/Application Support",    "Library/Preferences",
+};
+
+/* Where secrets live: never widened to the whole directory. */
+static const char *const secret_dirs[] = {
+	".ssh",           ".gnupg",      ".aws",           ".azure",          ".kube",
+	".docker",        ".password-store", ".pki",       ".mozilla",        ".thunderbird",
+	".terraform.d",   ".config/gcloud", ".config/gh",  ".config/op",      ".config/hub",
+	".local/share/keyrings",
+};
+
+static bool listed(const char *rel, size_t len, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(list[i]) == len && strncmp(rel, list[i], len) == 0)
+			return true;
+	return false;
+}
+
+/* The directory under home that a tool owns and path lies in (path itself
+ * when it is one), or NULL: not under home, or a directory of secrets. */
+static char *owner_dir(const char *path, const char *home)
+{
+	size_t hn = strlen(home);
+	if (strcmp(home, "/") == 0 || strncmp(path, home, hn) != 0 || path[hn] != '/')
+		return NULL;
+	const char *rel = path + hn + 1;
+	size_t len = strcspn(rel, "/");
+	while (rel[len] == '/' && listed(rel, len, shared_dirs, ARRAY_LEN(shared_dirs)))
+		len += 1 + strcspn(rel + len + 1, "/");
+	if (listed(rel, len, shared_dirs, ARRAY_LEN(shared_dirs)) ||
+	    listed(rel, len, secret_dirs, ARRAY_LEN(secret_dirs)))
+		return NULL;
+	return xstrndup(path, hn + 1 + len);
+}
+
+struct owned {
+	size_t sugg;
+	const char *bin;
+	char *owner;
+};
+
+static int by_owner(const void *a, const void *b)
+{
+	const struct owned *x = a, *y = b;
+	int c = strcmp(x->bin, y->bin);
+	if (!c)
+		c = strcmp(x->owner, y->owner);
+	return c ? c : (x->sugg > y->sugg) - (x->sugg < y->sugg);
+}
+
+/* Several grants for one tool under a directory it owns: one grant on the
+ * directory, with every right they needed, in place of the first. Sorted
+ * by (tool, directory), since a trace of a busy tool may hold thousands. */
+static void collapse(struct report *r, const char *home)
+{
+	struct owned *v = xcalloc(r->nsugg, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < r->nsugg; i++) {
+		struct suggestion *s = &r->sugg[i];
+		char *owner = s->kind == SUGG_GRANT ? owner_dir(s->path, home) : NULL;
+		if (owner)
+			v[n++] = (struct owned){i, s->bin, owner};
+	}
+	qsort(v, n, sizeof(*v), by_owner);
+	for (size_t i = 0, end; i < n; i = end) {
+		for (end = i + 1; end < n && strcmp(v[end].bin, v[i].bin) == 0 &&
+				  strcmp(v[end].owner, v[i].owner) == 0;
+		     end++)
+			;
+		if (end - i < 2)
+			continue;
+		struct suggestion *s = &r->sugg[v[i].sugg];
+		for (size_t k = i + 1; k < end; k++) {
+			s->access |= r->sugg[v[k].sugg].access;
+			r->sugg[v[k].sugg].merged_into = v[i].sugg;
+		}
+		free(s->path);
+		free(s->why);
+		s->path = xstrdup(v[i].owner);
+		s->why = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].owner);
+	free(v);
+}
+
+static size_t final_index(const struct report *r, size_t i)
+{
+	while (r->sugg[i].merged_into != NOT_MERGED)
+		i = r->sugg[i].merged_into;
+	return i;
+}
+
+static void report_build(struct report *r, const struct trace_log *log, const struct profile *p,
+			 const struct trace_facts *f)
+{
+	*r = (struct report){0};
+	r->of = xcalloc(log->n, sizeof(*r->of));
+	r->nof = xcalloc(log->n, sizeof(*r->nof));
+	for (size_t i = 0; i < log->n; i++) {
+		const struct trace_denial *d = &log->v[i];
+		if (trace_op_is_path(d->op) && d->path)
+			add_path_denial(r, i, d, p, f->home);
+		else
+			add_seccomp_denial(r, i, d, p, f);
+	}
+	collapse(r, f->home);
+}
+
+static void report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->ngroups; i++)
+		free(r->groups[i].pids);
+	for (size_t i = 0; i < r->nothers; i++)
+		free(r->others[i].pids);
+	for (size_t i = 0; i < r->nsugg; i++) {
+		free(r->sugg[i].path);
+		free(r->sugg[i].why);
+	}
+	free(r->groups);
+	free(r->others);
+	free(r->sugg);
+	free(r->of);
+	free(r->nof);
+}
+
+/* The process column: name[pid], " (tool)" when it runs under a wrapped
+ * tool of another name, " +N" for the other processes. */
+static void add_process(struct strbuf *sb, const struct group *g)
+{
+	add_shown(sb, g->name ? g->name : "?");
+	sb_addf(sb, "[%d]", (int)g->pid);
+	if (g->tool && g->name && strcmp(g->tool, g->name) != 0) {
+		sb_adds(sb, " (");
+		add_shown(sb, g->tool);
+		sb_adds(sb, ")");
+	}
+	if (g->npids > 1)
+		sb_addf(sb, " +%zu", g->npids - 1);
+}
+
+static void render_groups(const struct group *groups, size_t n, struct strbuf *out)
+{
+	struct strbuf *procs = xcalloc(n, sizeof(*procs));
+	struct strbuf *ops = xcalloc(n, sizeof(*ops));
 	size_t wproc = 0, wops = 0;
-	for (size_t i = 0; i < r->ngroups; i++) {
-		const struct group *g = &r->groups[i];
-		add_shown(&procs[i], g->name ? g->name : "?");
-		sb_addf(&procs[i], "[%d]", (int)g->pid);
-		if (g->npids > 1)
-			sb_addf(&procs[i], " +%zu", g->npids - 1);
+	for (size_t i = 0; i < n; i++) {
+		const struct group *g = &groups[i];
+		add_process(&procs[i], g);
 		for (unsigned op = 0; op < ARRAY_LEN(op_names); op++)
 			if (g->ops & (1u << op))
 				sb_addf(&ops[i], "%s%s", ops[i].len ? "," : "", op_names[op]);
 		wproc = procs[i].len > wproc ? procs[i].len : wproc;
 		wops = ops[i].len > wops ? ops[i].len : wops;
 	}
-	for (size_t i = 0; i < r->ngroups; i++) {
-		const struct group *g = &r->groups[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct group *g = &groups[i];
 		sb_addf(out, "  %-*s  %-*s  ", (int)wproc, procs[i].buf, (int)wops, ops[i].buf);
-		add_shown(out, g->path);
+		add_shown(out, g->key);
 		if (g->rel) {
 			sb_addf(out, " (%s ", g->rel);
 			add_shown(out, g->rel_path);
@@ -358,58 +671,263 @@ static void render_groups(const struct report *r, struct strbuf *out)
 	free(ops);
 }
 
-static void render_suggestions(const struct report *r, struct strbuf *out)
+/* The text of a suggestion as pasted (a grant) or as written into
+ * config.zon (a setting). */
+static void add_command(struct strbuf *sb, const struct suggestion *s, const char *home)
 {
-	size_t ngrants = 0;
-	for (size_t i = 0; i < r->nsugg; i++)
-		ngrants += r->sugg[i].path != NULL;
-	sb_adds(out, ngrants ? "\nto grant, pick the ones you actually need:\n"
-			     : "\nno grant would allow them:\n");
+	if (s->kind == SUGG_SETTING) {
+		sb_adds(sb, ".sockets = .{ ");
+		/* ZON strings: the path holds no quote, backslash or control
+		 * character (path_refusal), so it needs no escape. */
+		sb_addf(sb, "\"%s\" }", s->path);
+		return;
+	}
+	sb_adds(sb, "moat allow ");
+	add_word(sb, s->bin);
+	sb_addc(sb, ' ');
+	add_path_word(sb, s->path, home);
+	if (s->access & ACCESS_WRITE)
+		sb_adds(sb, " --write");
+	if (s->access & ACCESS_EXEC)
+		sb_adds(sb, " --exec");
+}
+
+/* The same, shown: a grant's path and BIN always show as they are typed
+ * (acceptable_grant, grant_bin), a setting's root may not. */
+static void add_command_shown(struct strbuf *sb, const struct suggestion *s, const char *home)
+{
+	struct strbuf cmd = STRBUF_INIT;
+	add_command(&cmd, s, home);
+	add_shown(sb, cmd.buf);
+	sb_release(&cmd);
+}
+
+static void render_suggestions(const struct report *r, const struct profile *p,
+			       const struct trace_facts *f, struct strbuf *out)
+{
+	size_t ngrants = 0, nsettings = 0;
 	for (size_t i = 0; i < r->nsugg; i++) {
 		const struct suggestion *s = &r->sugg[i];
-		if (!s->path) {
+		ngrants += s->kind == SUGG_GRANT && s->merged_into == NOT_MERGED;
+		nsettings += s->kind == SUGG_SETTING;
+	}
+	if (ngrants || r->nsugg > nsettings)
+		sb_adds(out, ngrants ? "\nto grant, pick the ones you actually need:\n"
+				     : "\nno grant would allow them:\n");
+	for (size_t i = 0; i < r->nsugg; i++) {
+		const struct suggestion *s = &r->sugg[i];
+		if (s->merged_into != NOT_MERGED || s->kind == SUGG_SETTING)
+			continue;
+		if (s->kind == SUGG_NONE) {
 			sb_adds(out, "  none for ");
+			if (!trace_op_is_path(s->op))
+				sb_addf(out, "%s ", trace_op_name(s->op));
 			add_shown(out, s->refused);
 			sb_addf(out, ": %s\n", s->why);
 			continue;
 		}
-		sb_adds(out, "  moat allow ");
-		add_word(out, s->bin);
-		sb_addc(out, ' ');
-		add_word(out, s->path);
-		if (s->access & ACCESS_WRITE)
-			sb_adds(out, " --write");
-		if (s->access & ACCESS_EXEC)
-			sb_adds(out, " --exec");
+		sb_adds(out, "  ");
+		add_command_shown(out, s, f->home);
 		if (s->why)
 			sb_addf(out, "   # %s", s->why);
 		sb_addc(out, '\n');
 	}
-	if (r->home_cache)
-		sb_adds(out, "hint: a tool that keeps its cache or config under $HOME is "
-			     "usually better served by MOAT_ENV_HOME=$MOAT_ROOT/.moat/home than "
-			     "by a grant\n");
+	for (size_t i = 0; i < r->nsugg; i++) {
+		const struct suggestion *s = &r->sugg[i];
+		if (s->kind != SUGG_SETTING)
+			continue;
+		sb_adds(out, "\nto let unix sockets through, add to ");
+		add_path_word(out, f->config, f->home);
+		sb_adds(out, ":\n  ");
+		add_command_shown(out, s, f->home);
+		sb_addf(out, "\n  (%s)\n", s->why);
+	}
+	if (r->home_cache) {
+		/* The real path: $MOAT_ROOT is set only inside the sandbox, and
+		 * pasted outside it would name /.moat/home. */
+		cleanup_free char *home = path_join(p->root, ".moat/home");
+		cleanup_free char *assign = xasprintf("MOAT_ENV_HOME=%s", home);
+		sb_adds(out, "hint: a tool that keeps its cache or config under your home directory is "
+			     "usually better served by a home inside the project than by a grant: run it "
+			     "with ");
+		if (visible_as_is(assign))
+			add_word(out, assign);
+		else
+			add_shown(out, assign);
+		sb_addc(out, '\n');
+	}
 }
 
-void trace_report(const struct trace_log *log, const struct profile *p, const char *home,
-		  struct strbuf *out)
+void trace_report(const struct trace_log *log, const struct profile *p,
+		  const struct trace_facts *f, struct strbuf *out)
 {
 	if (log->n == 0) {
 		sb_adds(out, "moat: nothing was denied by the sandbox\n");
 		return;
 	}
-	struct report r = {0};
-	for (size_t i = 0; i < log->n; i++)
-		add_denial(&r, &log->v[i], p, home);
-	sb_addf(out, "\nmoat: %zu path(s) denied by the sandbox\n", r.ngroups);
-	render_groups(&r, out);
-	render_suggestions(&r, out);
-	for (size_t i = 0; i < r.ngroups; i++)
-		free(r.groups[i].pids);
-	for (size_t i = 0; i < r.nsugg; i++) {
-		free(r.sugg[i].path);
-		free(r.sugg[i].why);
+	struct report r;
+	report_build(&r, log, p, f);
+	if (r.ngroups) {
+		sb_addf(out, "\nmoat: %zu path(s) denied by the sandbox\n", r.ngroups);
+		render_groups(r.groups, r.ngroups, out);
 	}
-	free(r.groups);
-	free(r.sugg);
+	if (r.nothers) {
+		sb_addf(out, "\nmoat: %zu system call(s) refused by the sandbox's seccomp filter\n",
+			r.nothers);
+		render_groups(r.others, r.nothers, out);
+	}
+	render_suggestions(&r, p, f, out);
+	report_free(&r);
+}
+
+/* One refusal as JSON: identical events (same process, operation, path)
+ * are one entry with a count. */
+static bool same_event(const struct trace_denial *a, const struct trace_denial *b)
+{
+#define SAME(x) ((a->x == NULL) == (b->x == NULL) && (!a->x || strcmp(a->x, b->x) == 0))
+	return a->pid == b->pid && a->op == b->op && a->err == b->err && SAME(name) &&
+	       SAME(tool) && SAME(path) && SAME(other) && SAME(detail);
+#undef SAME
+}
+
+static void json_suggestion_text(struct json *j, const struct suggestion *s, const char *home)
+{
+	struct strbuf cmd = STRBUF_INIT;
+	add_command(&cmd, s, home);
+	json_string(j, NULL, cmd.buf);
+	sb_release(&cmd);
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (h ^ (s ? 0xff : 0xfe)) * 0x100000001b3ull;
+}
+
+static uint64_t event_hash(const struct trace_denial *d)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)d->pid ^ (uint64_t)d->op << 32 ^
+		     (uint64_t)d->err << 40;
+	h = hash_str(hash_str(hash_str(h, d->name), d->tool), d->path);
+	return hash_str(hash_str(h, d->other), d->detail);
+}
+
+/* For each entry the first entry of its event (itself, or an earlier one)
+ * and, for the first, how many entries the event has: one hash table pass,
+ * since a busy trace logs thousands of refusals. */
+static void count_events(const struct trace_log *log, size_t *first, size_t *count)
+{
+	size_t cap = 16;
+	while (cap < 2 * log->n)
+		cap *= 2;
+	size_t *slots = xcalloc(cap, sizeof(*slots)); /* entry + 1, 0 for empty */
+	for (size_t i = 0; i < log->n; i++) {
+		size_t at = (size_t)event_hash(&log->v[i]) & (cap - 1);
+		while (slots[at] && !same_event(&log->v[slots[at] - 1], &log->v[i]))
+			at = (at + 1) & (cap - 1);
+		if (!slots[at])
+			slots[at] = i + 1;
+		first[i] = slots[at] - 1;
+		count[first[i]]++;
+	}
+	free(slots);
+}
+
+static void json_refusals(struct json *j, const struct report *r, const struct trace_log *log,
+			  const char *home)
+{
+	size_t *first = xcalloc(log->n, sizeof(*first));
+	size_t *count = xcalloc(log->n, sizeof(*count));
+	count_events(log, first, count);
+	json_begin_array(j, "refusals");
+	for (size_t i = 0; i < log->n; i++) {
+		const struct trace_denial *d = &log->v[i];
+		if (first[i] != i)
+			continue;
+		json_begin_object(j, NULL);
+		json_int(j, "pid", d->pid);
+		json_string(j, "program", d->name);
+		json_string(j, "tool", d->tool);
+		json_string(j, "operation", trace_op_name(d->op));
+		json_string(j, "path", d->path);
+		json_string(j, "other", d->other);
+		json_string(j, "detail", d->detail);
+		json_string(j, "errno", errno_name(d->err));
+		json_int(j, "count", (long long)count[i]);
+		json_begin_array(j, "suggestions");
+		const char *why = NULL;
+		for (size_t k = 0; k < r->nof[i]; k++) {
+			const struct suggestion *s = &r->sugg[final_index(r, r->of[i][k])];
+			if (s->kind == SUGG_NONE)
+				why = s->why;
+			else
+				json_suggestion_text(j, s, home);
+		}
+		json_end_array(j);
+		json_string(j, "why", why);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	free(first);
+	free(count);
+}
+
+static void json_suggestions(struct json *j, const struct report *r, const char *home,
+			     const char *config)
+{
+	json_begin_array(j, "suggestions");
+	for (size_t i = 0; i < r->nsugg; i++) {
+		const struct suggestion *s = &r->sugg[i];
+		if (s->merged_into != NOT_MERGED || s->kind == SUGG_NONE)
+			continue;
+		json_begin_object(j, NULL);
+		json_string(j, "kind", s->kind == SUGG_GRANT ? "grant" : "setting");
+		struct strbuf cmd = STRBUF_INIT;
+		add_command(&cmd, s, home);
+		json_string(j, "text", cmd.buf);
+		sb_release(&cmd);
+		if (s->kind == SUGG_GRANT) {
+			json_string(j, "bin", s->bin);
+			json_string(j, "path", s->path);
+			json_access(j, "access", s->access);
+		} else {
+			json_string(j, "file", config);
+			json_string(j, "key", "sockets");
+			json_string(j, "value", s->path);
+		}
+		json_string(j, "why", s->why);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+void trace_report_json(const struct trace_log *log, const struct profile *p,
+		       const struct trace_facts *f, struct strbuf *out)
+{
+	struct report r;
+	report_build(&r, log, p, f);
+	struct json j = {.out = out};
+	json_begin_object(&j, NULL);
+	json_int(&j, "version", MOAT_JSON_VERSION);
+	json_string(&j, "kind", "trace");
+	json_string(&j, "root", p->root);
+	json_int(&j, "status", f->status);
+	json_refusals(&j, &r, log, f->home);
+	json_suggestions(&j, &r, f->home, f->config);
+	json_begin_array(&j, "hints");
+	if (r.home_cache) {
+		cleanup_free char *home = path_join(p->root, ".moat/home");
+		json_begin_object(&j, NULL);
+		json_string(&j, "text", "a tool that keeps its cache or config under your home "
+					"directory is usually better served by a home inside the "
+					"project than by a grant");
+		json_string(&j, "env", "MOAT_ENV_HOME");
+		json_string(&j, "value", home);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	sb_addc(out, '\n');
+	report_free(&r);
 }

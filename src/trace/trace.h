@@ -32,15 +32,33 @@ enum trace_op {
 	TRACE_REMOVE,  /* unlink a file or remove a directory */
 	TRACE_RENAME,  /* move path to other */
 	TRACE_LINK,    /* hard-link path as other */
+	/* Refused by the sandbox's seccomp filter, not by a path rule: */
+	TRACE_SOCKET,   /* a new AF_UNIX socket (Landlock ABI < 9); detail: its type */
+	TRACE_IO_URING, /* io_uring, refused with the unix sockets (ENOSYS) */
+	TRACE_IOCTL,    /* a terminal ioctl; detail: its name */
+	TRACE_SETID,    /* chmod with set-id bits; path: the file when known; detail: the mode */
+	TRACE_SYSCALL,  /* any other refused system call; detail: its name */
 };
+
+/* Does op name a refusal by a path rule, one a grant could change? */
+static inline bool trace_op_is_path(enum trace_op op)
+{
+	return op <= TRACE_LINK;
+}
 
 struct trace_denial {
 	pid_t pid;       /* the process (thread group) that was refused */
 	char *name;      /* its name: argv[0]'s basename at its last exec */
+	/* The wrapped tool it runs under: the name the outermost moat-wrapper
+	 * above it (or it itself) was started by, e.g. "npm" for the node
+	 * running npm's script; NULL when no wrapper started it. */
+	char *tool;
 	enum trace_op op;
-	char *path;      /* absolute and canonical; as given when it could not be resolved */
+	char *path;      /* absolute and canonical; as given when it could not be resolved;
+			    NULL for a refusal that names no file */
 	char *other;     /* RENAME, LINK: the destination; EXEC: the interpreter; or NULL */
-	int err;         /* what the process saw: EACCES, EPERM or EXDEV */
+	char *detail;    /* seccomp refusals: what was refused ("AF_UNIX stream", "TIOCSTI") */
+	int err;         /* what the process saw: EACCES, EPERM, EXDEV; ENOSYS for some seccomp ones */
 };
 
 struct trace_log {
@@ -48,9 +66,8 @@ struct trace_log {
 	size_t n;
 };
 
-/* Append a denial; the log copies the strings. */
-void trace_log_add(struct trace_log *log, pid_t pid, const char *name, enum trace_op op,
-		   const char *path, const char *other, int err);
+/* Append a copy of d (its strings copied) to the log. */
+void trace_log_add(struct trace_log *log, const struct trace_denial *d);
 void trace_log_free(struct trace_log *log);
 
 /* Runs in the child once the tracer is attached: confine and exec the
@@ -74,11 +91,24 @@ struct trace_opts {
  * Returns 0, or -1 + err (status 125) when the command could not be traced. */
 int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, struct error *err);
 
-/* Render the report for stderr: the refused paths, grouped, then the grants
- * that would allow them, each one `moat allow` accepts, or why none exists.
- * home is the canonical real HOME. */
-void trace_report(const struct trace_log *log, const struct profile *p, const char *home,
-		  struct strbuf *out);
+/* What the report needs beyond the log and the profile. */
+struct trace_facts {
+	const char *home;   /* the canonical real HOME */
+	const char *config; /* config.zon's path, for the settings a refusal needs */
+	int abi;            /* the kernel's Landlock ABI */
+	int status;         /* the command's exit status, for the JSON document */
+};
+
+/* Render the report for stderr: the refused paths, grouped, the refusals
+ * that name no path, then the grants and settings that would allow them,
+ * each pasteable as printed (a `moat allow` line moat accepts, in the ~/
+ * form, collapsed to the directory a tool owns when several fall under
+ * it), or why none exists. Every name is shown through visible_add(). */
+void trace_report(const struct trace_log *log, const struct profile *p,
+		  const struct trace_facts *f, struct strbuf *out);
+/* The same as one JSON document (docs/json.md), on one line. */
+void trace_report_json(const struct trace_log *log, const struct profile *p,
+		       const struct trace_facts *f, struct strbuf *out);
 
 const char *trace_op_name(enum trace_op op);
 

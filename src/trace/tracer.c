@@ -27,6 +27,7 @@
 #ifdef __linux__
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,14 +35,23 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#if defined(__x86_64__)
+#include <sys/user.h>
+#elif defined(__aarch64__)
+#include <asm/ptrace.h>
+#include <elf.h>
+#include <sys/uio.h>
+#endif
 
 #include "base/path.h"
+#include "sandbox/seccomp.h"
 #include "trace/linux.h"
 
 /* One traced thread. */
 struct task {
 	pid_t tid;
 	char *name;   /* of its process, as of its last exec; NULL until known */
+	char *tool;   /* the wrapped tool it runs under (see trace_denial), or NULL */
 	bool in_call; /* resumed at a watched syscall's entry, its exit to come */
 	bool wrapper; /* running moat-wrapper, not the tool yet */
 	long nr;
@@ -87,6 +97,7 @@ static void task_drop(struct tracer *t, pid_t tid)
 		return;
 	*p = k->next;
 	free(k->name);
+	free(k->tool);
 	free(k);
 	t->ntasks--;
 }
@@ -161,7 +172,7 @@ static void on_syscall_exit(struct tracer *t, pid_t tid, struct task *k)
 		return;
 	if (!k->name)
 		k->name = process_name(tid);
-	trace_judge(tid, thread_group(tid), k->name, d, k->args, err, t->log);
+	trace_judge(tid, thread_group(tid), k->name, k->tool, d, k->args, err, t->log);
 }
 
 /* fork, vfork, clone: the new task belongs to the parent's process or is
@@ -175,6 +186,8 @@ static void on_spawn(struct tracer *t, pid_t tid, struct task *k)
 	struct task *child = task_get(t, (pid_t)msg);
 	if (!child->name)
 		child->name = k->name ? xstrdup(k->name) : process_name((pid_t)msg);
+	if (!child->tool && k->tool)
+		child->tool = xstrdup(k->tool);
 	child->wrapper = k->wrapper;
 }
 
@@ -186,6 +199,13 @@ static void on_exec(struct tracer *t, pid_t tid, struct task *k)
 	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &former) == 0 && (pid_t)former != tid)
 		task_drop(t, (pid_t)former);
 	k->in_call = false;
+	/* moat-wrapper, invoked as a tool's name, has just exec'd the real
+	 * binary (or the kernel its script's interpreter): from here on this
+	 * process and all it starts run under that tool, and a grant for it
+	 * is what reaches them through the wrapper. The outermost wins: a
+	 * wrapper started by a wrapped tool is confined by the first one. */
+	if (k->wrapper && !k->tool && k->name)
+		k->tool = xstrdup(k->name);
 	free(k->name);
 	k->name = process_name(tid);
 	char exe[64], target[PATH_MAX];
@@ -193,6 +213,88 @@ static void on_exec(struct tracer *t, pid_t tid, struct task *k)
 	ssize_t n = readlink(exe, target, sizeof(target) - 1);
 	target[n > 0 ? n : 0] = '\0';
 	k->wrapper = strcmp(path_basename(target), "moat-wrapper") == 0;
+}
+
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1 /* si_code of a SIGSYS from seccomp (<asm-generic/siginfo.h>) */
+#endif
+
+/* The registers of a stopped thread: the arguments of the system call it
+ * made, and its return value. */
+#if defined(__x86_64__)
+static bool get_args(pid_t tid, uint32_t arch, uint64_t args[6])
+{
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
+		return false;
+	if (arch == AUDIT_ARCH_I386) {
+		uint64_t a[6] = {r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, r.rbp};
+		memcpy(args, a, sizeof(a));
+	} else {
+		uint64_t a[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
+		memcpy(args, a, sizeof(a));
+	}
+	return true;
+}
+
+static bool set_return(pid_t tid, long value)
+{
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
+		return false;
+	r.rax = (unsigned long long)value;
+	return ptrace(PTRACE_SETREGS, tid, NULL, &r) == 0;
+}
+#elif defined(__aarch64__)
+static bool regs(pid_t tid, struct user_pt_regs *r, enum __ptrace_request req)
+{
+	struct iovec io = {r, sizeof(*r)};
+	return ptrace(req, tid, (void *)NT_PRSTATUS, &io) == 0;
+}
+
+static bool get_args(pid_t tid, uint32_t arch, uint64_t args[6])
+{
+	(void)arch;
+	struct user_pt_regs r;
+	if (!regs(tid, &r, PTRACE_GETREGSET))
+		return false;
+	memcpy(args, r.regs, 6 * sizeof(uint64_t));
+	return true;
+}
+
+static bool set_return(pid_t tid, long value)
+{
+	struct user_pt_regs r;
+	if (!regs(tid, &r, PTRACE_GETREGSET))
+		return false;
+	r.regs[0] = (uint64_t)value;
+	return regs(tid, &r, PTRACE_SETREGSET);
+}
+#endif
+
+/* A SIGSYS from the sandbox's seccomp filter (seccomp_report_to_tracer):
+ * the kernel skipped the call; report it and make it fail with the errno
+ * the filter chose, as it would without --trace. Returns false for any
+ * other SIGSYS, or when the registers cannot be set: then the signal is
+ * delivered, and kills the process unless it handles SIGSYS. */
+static bool on_sigsys(struct tracer *t, pid_t tid, struct task *k)
+{
+	siginfo_t si;
+	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) < 0 || si.si_code != SYS_SECCOMP)
+		return false;
+	unsigned data = (unsigned)si.si_errno;
+	if ((data & ~SECCOMP_REPORT_ERRNO_BITS) != SECCOMP_REPORT_MARK)
+		return false;
+	int err = (int)(data & SECCOMP_REPORT_ERRNO_BITS);
+	uint64_t args[6] = {0};
+	get_args(tid, si.si_arch, args);
+	if (!set_return(tid, -(long)err))
+		return false;
+	if (!k->name)
+		k->name = process_name(tid);
+	trace_judge_seccomp(tid, thread_group(tid), k->name, k->tool, si.si_arch, si.si_syscall,
+			    args, err, t->log);
+	return true;
 }
 
 static volatile sig_atomic_t g_child;     /* the command */
@@ -303,7 +405,7 @@ static void handle_stop(struct tracer *t, pid_t tid, int status)
 	case 0:
 		if (sig == (SIGTRAP | 0x80))
 			on_syscall_exit(t, tid, k);
-		else
+		else if (!(sig == SIGSYS && on_sigsys(t, tid, k)))
 			inject = sig; /* a signal for the tracee: deliver it */
 		break;
 	default:
@@ -373,6 +475,10 @@ static void child_main(const struct trace_opts *o, int go_fd, int report_fd)
 	if (n != 1)
 		_exit(125);
 	struct error err = {0};
+	/* The sandbox's own filter, installed by the child, then raises SIGSYS
+	 * for what it refuses: RET_ERRNO would outrank this tracer's RET_TRACE
+	 * and go unseen. */
+	seccomp_report_to_tracer();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		error_set(&err, "cannot set no_new_privs: %s", strerror(errno));
 	else

@@ -98,4 +98,91 @@ if is_root; then skip "root reads a mode-000 store"; else
 	chmod 600 "$STORE"
 fi
 
+"$MOAT" unapprove --all >/dev/null 2>&1
+# Sockets belong to the access set (issue 19, item 1). The attack: a tool
+# approved once, then .sockets gains the ssh-agent's socket; the next run
+# must ask again, since through it the sandbox could use the agent.
+cp "$HELPERS/sock" "$PROJ/sock"
+mkdir -p "$HOME/.ssh/agent"
+AGENT=$HOME/.ssh/agent/agent.sock
+"$HELPERS/sock" serve "$AGENT" >"$T/agent.log" 2>&1 &
+agent=$!
+eval "$(trap -p EXIT | sed "s/^trap -- '/trap -- 'kill $agent 2>\/dev\/null; /")"
+for _ in $(seq 50); do grep -q listening "$T/agent.log" 2>/dev/null && break; sleep 0.05; done
+printf '.{ .confirm = .{ "sock" } }\n' >"$CFG"
+run python3 "$PTY" --answer y -- "$MOAT" run -- ./sock connect "$AGENT"
+grep -q "	sock	" "$STORE" && ok "approve sock once" || { not_ok "approve sock once" && _show pty; }
+expect_status "approved: it starts without a prompt" 1 setsid "$MOAT" run -- ./sock connect "$AGENT"
+expect_no_out "control: and without a listed socket the agent is out of reach" 'HELLO-FROM-SERVER'
+printf '.{ .confirm = .{ "sock" }, .sockets = .{ "%s" } }\n' "$AGENT" >"$CFG"
+run env MOAT_CONFIRM=never "$MOAT" run -- ./sock connect "$AGENT"
+expect_out "control: with the socket listed the sandbox reaches the agent" 'HELLO-FROM-SERVER'
+run setsid "$MOAT" run -- ./sock connect "$AGENT"
+[ "$rc" = 125 ] && grep -q 'needs confirmation' "$T/.err" && ! grep -q HELLO-FROM-SERVER "$T/.out" &&
+	ok "a socket added to .sockets asks again: without a terminal the tool does not start" ||
+	{ not_ok "a socket added to .sockets asks again" && _show setsid moat run -- ./sock; }
+run python3 "$PTY" --answer n -- "$MOAT" run -- ./sock connect "$AGENT"
+expect_out "the prompt lists the socket" "^  connect +$AGENT"
+ABI=$("$HELPERS/landlock_abi")
+if [ "$ABI" -lt 9 ]; then
+	expect_out "ABI $ABI: and what listing it really opens" "^  connect +every pathname unix socket: Landlock ABI $ABI cannot confine them by path"
+	expect_out "and no longer claims nothing else is reachable" '^nothing else outside those paths is readable, but any unix socket can be connected to'
+else
+	expect_out "ABI $ABI: only that socket" '^nothing else outside those paths is readable or can be connected to'
+	skip "ABI $ABI: sockets are confined by path"
+fi
+expect_no_out "the old claim is gone" '^nothing else outside those paths is readable$'
+run python3 "$PTY" --answer y -- "$MOAT" run -- ./sock connect "$AGENT"
+expect_out "approved with the socket, the sandbox reaches it" 'HELLO-FROM-SERVER'
+grep -q "	socket=$AGENT" "$STORE" && ok "the store remembers the socket" || not_ok "the store remembers the socket"
+expect_ok "then it starts without a prompt" setsid "$MOAT" run -- ./sock connect "$AGENT"
+run "$MOAT" approvals
+expect_out "moat approvals lists it" "^  connect +$AGENT\$"
+# A store written before sockets were in the set still parses and approves
+# what it approved, and asks for a listed socket.
+"$MOAT" unapprove --all >/dev/null 2>&1
+printf 'approval\t1700000000\t%s\tsock\thome=%s\n' "$PROJ" "$HOME" >"$STORE"
+printf '.{ .confirm = .{ "sock" } }\n' >"$CFG"
+expect_status "an old store's approval covers sock without sockets" 1 setsid "$MOAT" run -- ./sock connect "$AGENT"
+printf '.{ .confirm = .{ "sock" }, .sockets = .{ "%s" } }\n' "$AGENT" >"$CFG"
+expect_status "and asks once a socket is listed" 125 setsid "$MOAT" run -- ./sock connect "$AGENT"
+kill "$agent" 2>/dev/null
+printf '.{ .confirm = .{ "cat" } }\n' >"$CFG"
+"$MOAT" unapprove --all >/dev/null 2>&1
+
+# A project named with C1 and bidi controls (issue 19, item 3): the prompt
+# shows the name, it does not obey it (CSI could hide the grant lines and
+# the question on a terminal that acts on 8-bit controls).
+EVIL=$HOME/proj$'\xc2\x9b'"2J"$'\xe2\x80\xae'"x"$'\x9b'"1A"
+mkdir -p "$EVIL" && echo content >"$EVIL/file"
+[ -d "$EVIL" ] && ls "$HOME" | grep -q $'\xc2\x9b' && ok "control: the directory name holds the raw bytes" ||
+	not_ok "control: the directory name holds the raw bytes"
+cd "$EVIL" || exit 1
+for l in C C.UTF-8; do
+	run env LC_ALL=$l python3 "$PTY" --answer n -- "$MOAT" run -- cat file
+	if LC_ALL=C grep -q $'[\x80-\x9f]\|\xe2\x80\xae' "$T/.out"; then
+		not_ok "LC_ALL=$l: no C1, bidi or raw 0x9b byte reaches the prompt" && _show prompt
+	else ok "LC_ALL=$l: no C1, bidi or raw 0x9b byte reaches the prompt"; fi
+	grep -qF 'moat: about to run cat in '"$HOME"'/proj\xc2\x9b2J\xe2\x80\xaex\x9b1A' "$T/.out" &&
+		ok "LC_ALL=$l: the name is shown as \\xNN" || { not_ok "LC_ALL=$l: the name is shown as \\xNN" && _show prompt; }
+done
+python3 "$PTY" --answer y -- "$MOAT" run -- cat file >/dev/null
+run "$MOAT" approvals
+if LC_ALL=C grep -q $'[\x80-\x9f]\|\xe2\x80\xae' "$T/.out"; then not_ok "moat approvals shows it escaped too"; else
+	ok "moat approvals shows it escaped too"; fi
+run "$MOAT" unapprove
+if LC_ALL=C grep -q $'[\x80-\x9f]' "$T/.err"; then not_ok "and moat unapprove"; else ok "and moat unapprove"; fi
+cd "$PROJ" || exit 1
+
+# A jailbreak listed for a session (issue 14, item 8): inside moat run the
+# binary runs confined, so the prompt must not call it UNSANDBOXED.
+printf '.{ .confirm = .{ "cat" }, .jailbreak = .{ "cat" } }\n' >"$CFG"
+run python3 "$PTY" --answer n -- "$MOAT" run -- cat file
+if grep -q 'jailbreak .*not in this session: runs confined here' "$T/.out"; then
+	ok "moat run's prompt says a jailbreak does not apply in the session"
+else
+	skip "known breakage until the launch code calls confirm_start_session(): moat run's prompt still calls its jailbreak UNSANDBOXED"
+fi
+printf '.{ .confirm = .{ "cat" } }\n' >"$CFG"
+
 done_testing

@@ -16,7 +16,7 @@ expect_report "the canonical one, six times" "^ cat\[N\] \+5 read $HOME/.ssh/id_
 # Writes: an existing file gets a write grant on itself ...
 trace sh -c 'echo x >>~/.bashrc'
 expect_report "appending to a file is a write" "^ sh\[N\] write $HOME/.bashrc$"
-expect_report "granted on the file, --write" "^ moat allow sh $HOME/.bashrc --write$"
+expect_report "granted on the file, --write" "^ moat allow sh ~/.bashrc --write$"
 apply_suggestions >/dev/null
 trace sh -c 'echo x >>~/.bashrc'
 expect_nothing_denied "and then it works"
@@ -36,11 +36,11 @@ EOF
 )"
 expect_lines "each grant on the directory, --write" '^to grant' '^hint' "$(
 	cat <<EOF
- moat allow mkdir $HOME/.cache --write
- moat allow mkfifo $HOME/.cache --write
- moat allow ln $HOME/.cache --write
- moat allow rm $HOME/.ssh --write
- moat allow rmdir $HOME/.cache --write
+ moat allow mkdir ~/.cache --write
+ moat allow mkfifo ~/.cache --write
+ moat allow ln ~/.cache --write
+ moat allow rm ~/.ssh --write
+ moat allow rmdir ~/.cache --write
 EOF
 )"
 apply_suggestions >/dev/null
@@ -62,7 +62,7 @@ trace ln "$HOME/.cache/linkme" "$PROJ/hl"
 grep -qi 'cross-device' "$T/.err" && ok "control: Landlock refused the link with EXDEV" ||
 	not_ok "control: Landlock refused the link with EXDEV"
 expect_report "a link is reported with its destination" "^ ln\[N\] link $HOME/.cache/linkme \(to $PROJ/hl\)$"
-expect_report "the source directory needs write and exec" "^ moat allow ln $HOME/.cache --write --exec$"
+expect_report "the source directory needs write and exec" "^ moat allow ln ~/.cache --write --exec$"
 apply_suggestions >/dev/null
 trace ln "$HOME/.cache/linkme" "$PROJ/hl"
 expect_nothing_denied "and with it the link is made"
@@ -75,7 +75,7 @@ if command -v perl >/dev/null; then
 	grep -qi 'cross-device' "$T/.err" && ok "control: a write grant alone: rename into the root is EXDEV" ||
 		not_ok "control: a write grant alone: rename into the root is EXDEV"
 	expect_report "the rename is reported" "^ perl\[N\] rename $HOME/.cache/moveme \(to $PROJ/moved\)$"
-	expect_report "exec is what the source lacks" "^ moat allow perl $HOME/.cache --write --exec$"
+	expect_report "exec is what the source lacks" "^ moat allow perl ~/.cache --write --exec$"
 	apply_suggestions >/dev/null
 	trace perl -e 'rename($ARGV[0], $ARGV[1]) or die "rename: $!\n"' "$HOME/.cache/moveme" "$PROJ/moved"
 	expect_nothing_denied "and with it the rename works"
@@ -91,7 +91,7 @@ printf '#!%s\necho via-interp\n' "$HOME/bin/interp" >"$PROJ/script"
 chmod +x "$PROJ/script"
 trace ./script
 expect_report "the interpreter is named, with the script" "^ script\[N\] exec $HOME/bin/interp \(interpreter of $PROJ/script\)$"
-expect_report "and granted --exec" "^ moat allow script $HOME/bin/interp --exec$"
+expect_report "and granted --exec" "^ moat allow script ~/bin/interp --exec$"
 apply_suggestions >/dev/null
 trace ./script
 expect_out "with it the script runs" via-interp

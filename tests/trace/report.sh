@@ -36,9 +36,9 @@ fi
 expect_lines "one grant per path: read, --write on the directory for a create, --exec" \
 	'^to grant, pick the ones you actually need:$' '^hint:' "$(
 		cat <<EOF
- moat allow cat $HOME/.ssh/config
- moat allow sh $HOME/.cache --write
- moat allow sh $HOME/bin/tool --exec
+ moat allow cat ~/.ssh/config
+ moat allow sh ~/.cache --write
+ moat allow sh ~/bin/tool --exec
 $tmp_suggestion
 EOF
 	)"
@@ -69,8 +69,8 @@ expect_report "repeats are one path" '^moat: 1 path\(s\) denied'
 expect_report "with the count and the other processes" "^ cat\[N\] \+2 read $HOME/.aws/credentials \(3 times\)$"
 expect_lines "one grant per program" '^to grant' '^$' "$(
 	cat <<EOF
- moat allow cat $HOME/.aws/credentials
- moat allow head $HOME/.aws/credentials
+ moat allow cat ~/.aws/credentials
+ moat allow head ~/.aws/credentials
 EOF
 )"
 
@@ -93,7 +93,7 @@ trace cat "$HOME/docs/it's/f" "$HOME/docs/new${nl}line"
 expect_report "a quote is shown as is" "^ cat\[N\] read $HOME/docs/it's/f$"
 expect_report "a newline is shown escaped, not as a second line" "^ cat\[N\] read $HOME/docs/new\\\\x0aline$"
 expect_report "the grant is the nearest acceptable directory, with why" \
-	"^ moat allow cat $HOME/docs # the path itself is refused \(it contains a quote\); this is the nearest directory that is not$"
+	"^ moat allow cat ~/docs # the path itself is refused \(it contains a quote\); this is the nearest directory that is not$"
 [ "$(printf '%s\n' "$report" | grep -c 'moat allow')" = 1 ] && ok "both paths share that grant" ||
 	not_ok "both paths share that grant"
 failed=$(apply_suggestions)
@@ -107,10 +107,10 @@ ln -s /bin/cat "$PROBE_DIR/my tool"
 ln -s /bin/cat "$PROBE_DIR/bad${nl}name"
 trace env PATH="$PROBE_DIR:/usr/bin:/bin" bash -c '"my tool" ~/.ssh/id_rsa; "bad${1}name" ~/.ssh/config
 	(exec -a -sh cat ~/.aws/credentials)' sh "$nl"
-expect_report "a name with a space is quoted" "^ moat allow 'my tool' $HOME/.ssh/id_rsa$"
-expect_report "a name moat allow refuses gets '\*'" "^ moat allow '\*' $HOME/.ssh/config$"
+expect_report "a name with a space is quoted" "^ moat allow 'my tool' ~/.ssh/id_rsa$"
+expect_report "a name moat allow refuses gets '\*'" "^ moat allow '\*' ~/.ssh/config$"
 expect_report "and is shown escaped" "^ bad\\\\x0aname\[N\] read $HOME/.ssh/config$"
-expect_report "a login shell's '-' is dropped" "^ moat allow sh $HOME/.aws/credentials$"
+expect_report "a login shell's '-' is dropped" "^ moat allow sh ~/.aws/credentials$"
 
 # The command itself in a denied place, right in $HOME: 126, and the one
 # grant that works (the file), not a hint at $HOME, which moat allow refuses.
@@ -118,8 +118,31 @@ cp /bin/true "$HOME/tool"
 trace "$HOME/tool"
 [ "$rc" = 126 ] && ok "a command the sandbox will not run is 126" || not_ok "a command the sandbox will not run is 126 (got $rc)"
 expect_report "its exec is reported" "^ tool\[N\] exec $HOME/tool$"
-expect_report "the grant is the file" "^ moat allow tool $HOME/tool --exec$"
+expect_report "the grant is the file" "^ moat allow tool ~/tool --exec$"
 expect_no_out "and no hint suggests \$HOME" "^hint: .*moat allow tool $HOME --exec"
+
+# 8-bit controls (issue 19, item 3): a sandboxed process names itself with
+# C1 and bidi controls; they reach the report as text, in the denial line
+# and in the suggestion, never raw. CSI is \xc2\x9b in UTF-8, 0x9b raw.
+evil=$'ev\xc2\x9b31m\xe2\x80\xaeil\x9b'
+run bash -c 'exec -a "$0" cat /proc/self/cmdline' "$evil"
+grep -qF "$evil" "$T/.out" && ok "control: argv[0] holds the raw bytes" || not_ok "control: argv[0] holds the raw bytes"
+mkdir -p "$HOME/.cache/c1"$'\xc2\x9b'"dir"
+echo x >"$HOME/.cache/c1"$'\xc2\x9b'"dir/f"
+trace bash -c 'exec -a "$0" cat ~/.ssh/id_rsa "$1"' "$evil" "$HOME/.cache/c1"$'\xc2\x9b'"dir/f"
+if printf '%s' "$report" | LC_ALL=C grep -q $'[\x80-\x9f\x1b]\|\xe2\x80\xae'; then
+	not_ok "no C1, bidi or raw 0x9b byte reaches the report" && _show_report
+else ok "no C1, bidi or raw 0x9b byte reaches the report"; fi
+expect_raw "the process name is shown escaped" '^  ev\\xc2\\x9b31m\\xe2\\x80\\xaeil\\x9b\[[0-9]+\] +read +'
+expect_raw "so is a path" 'read +.*/\.cache/c1\\xc2\\x9bdir/f$'
+expect_report "the suggestion's BIN is '*', never the raw name" "^ moat allow '\*' ~/.ssh/id_rsa$"
+expect_report "a path that cannot be shown as typed: its nearest directory that can" \
+	"^ moat allow '\*' ~/.cache # the path itself is refused \(it contains a control or invisible character\)"
+for l in C C.UTF-8; do
+	LC_ALL=$l trace bash -c 'exec -a "$0" cat ~/.ssh/id_rsa' "$evil"
+	printf '%s' "$report" | LC_ALL=C grep -q $'[\x80-\x9f]' && not_ok "LC_ALL=$l: still no raw control byte" ||
+		ok "LC_ALL=$l: still no raw control byte"
+done
 
 # --trace is an option of run, before the shells.
 run "$MOAT" run --tracee -- true

@@ -20,11 +20,16 @@ build_probes() {
 	fi
 }
 
+# The report in a file of stderr: from its first header on.
+report_of() {
+	sed -En '/^moat: [0-9]+ (path\(s\) denied by the sandbox|system call\(s\) refused by the sandbox.s seccomp filter)$/,$p; /^moat: nothing was denied/p' "$1"
+}
+
 # trace CMD...: moat run --trace -- CMD. Status in $rc; the report (stderr
 # from its first line on) in $report, with pids replaced by [N] in $shape.
 trace() {
 	run "$MOAT" run --trace -- "$@"
-	report=$(sed -n '/^moat: [0-9]* path(s) denied by the sandbox$/,$p; /^moat: nothing was denied/p' "$T/.err")
+	report=$(report_of "$T/.err")
 	shape=$(printf '%s\n' "$report" | sed -E 's/\[[0-9]+\]/[N]/g; s/  +/ /g')
 }
 
@@ -33,7 +38,7 @@ trace_in() {
 	local shell=$1
 	shift
 	run "$MOAT" run --trace "$shell" -- "$@"
-	report=$(sed -n '/^moat: [0-9]* path(s) denied by the sandbox$/,$p; /^moat: nothing was denied/p' "$T/.err")
+	report=$(report_of "$T/.err")
 	shape=$(printf '%s\n' "$report" | sed -E 's/\[[0-9]+\]/[N]/g; s/  +/ /g')
 }
 

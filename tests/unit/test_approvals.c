@@ -1,5 +1,6 @@
 /* Access sets, widening, and the approvals store's format. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "approvals/approvals.h"
 #include "tap.h"
@@ -102,6 +103,63 @@ static void test_store_roundtrip(void)
 	approvals_free(&st);
 }
 
+static void test_sockets(void)
+{
+	struct profile p = {0};
+	p.root = (char *)"/home/u/proj";
+	struct access_set none, one, two;
+	access_set_from_profile(&none, &p, "/home/u");
+	profile_add_rule(&p, "/run/user/1/agent.sock", ACCESS_CONNECT, ORIGIN_SOCKET, NULL);
+	access_set_from_profile(&one, &p, "/home/u");
+	CHECK(one.n == 2 && one.items[1].kind == ITEM_SOCKET, "a listed socket is in the access set");
+	CHECK(!access_set_covers(&none, &one), "adding a socket is a widening: it asks again");
+	CHECK(access_set_covers(&one, &none), "dropping it is not");
+	profile_add_rule(&p, "/home/u/.ssh/agent.sock", ACCESS_CONNECT, ORIGIN_SOCKET, NULL);
+	access_set_from_profile(&two, &p, "/home/u");
+	CHECK(!access_set_covers(&one, &two), "a second socket asks again");
+	access_set_free(&two);
+	/* A socket listed on a granted path shares the grant's rule. */
+	profile_add_rule(&p, "/home/u/.cache/run", ACCESS_READ, ORIGIN_GRANT, "x");
+	profile_add_rule(&p, "/home/u/.cache/run", ACCESS_CONNECT, ORIGIN_SOCKET, NULL);
+	access_set_from_profile(&two, &p, "/home/u");
+	bool grant = false, socket = false;
+	for (size_t i = 0; i < two.n; i++) {
+		grant |= two.items[i].kind == ITEM_GRANT && strcmp(two.items[i].path, "/home/u/.cache/run") == 0;
+		socket |= two.items[i].kind == ITEM_SOCKET && strcmp(two.items[i].path, "/home/u/.cache/run") == 0;
+	}
+	CHECK(socket, "a socket on a granted path is still a socket item (the right, not the origin)");
+	(void)grant;
+
+	/* The store: socket= round-trips; an old line (no sockets) still parses. */
+	struct approval_store st = {0};
+	approvals_add(&st, "/home/u/proj", "npm", 7, &one);
+	char *text = approvals_format(&st);
+	CHECK(strstr(text, "\tsocket=/run/user/1/agent.sock\n") != NULL, "the store writes socket=PATH");
+	struct approval_store back;
+	size_t damaged;
+	approvals_parse(text, strlen(text), &back, &damaged);
+	CHECK(back.n == 1 && damaged == 0, "and reads it back");
+	CHECK(approvals_covers(&back, "/home/u/proj", "npm", &one), "the read-back approval covers the socket");
+	approvals_free(&back);
+	const char old[] = "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\n";
+	approvals_parse(old, sizeof(old) - 1, &back, &damaged);
+	CHECK(back.n == 1 && damaged == 0, "a store written before sockets parses");
+	CHECK(approvals_covers(&back, "/home/u/proj", "npm", &none), "and still approves the set without sockets");
+	CHECK(!approvals_covers(&back, "/home/u/proj", "npm", &one), "but not one that lists a socket");
+	approvals_free(&back);
+	const char bad[] = "approval\t1\t/x\tnpm\tsocket=relative\n";
+	approvals_parse(bad, sizeof(bad) - 1, &back, &damaged);
+	CHECK(back.n == 0 && damaged == 1, "a socket= that is not an absolute path is damaged");
+	approvals_free(&back);
+	free(text);
+	approvals_free(&st);
+	access_set_free(&none);
+	access_set_free(&one);
+	access_set_free(&two);
+	p.root = NULL;
+	profile_free(&p);
+}
+
 static void test_summary(void)
 {
 	struct profile p = {0};
@@ -114,7 +172,8 @@ static void test_summary(void)
 	struct access_set s;
 	access_set_from_profile(&s, &p, "/home/u/proj/.moat/home");
 	struct strbuf out = STRBUF_INIT;
-	confirm_summary(&out, "npm", &p, &s);
+	struct confirm_notes wrapper = {0}, session = {.session = true};
+	confirm_summary(&out, "npm", &p, &s, &wrapper);
 	CHECK_STR(out.buf, "moat: about to run npm in /home/u/proj\n"
 			   "  read/write/exec  /home/u/proj\n"
 			   "  HOME             /home/u/proj/.moat/home\n"
@@ -123,10 +182,56 @@ static void test_summary(void)
 			   "  network          allowed\n"
 			   "nothing else outside those paths is readable\n",
 		  "the summary has the seed's shape");
-	sb_release(&out);
+	sb_reset(&out);
+	confirm_summary(&out, "npm", &p, &s, &session);
+	CHECK(strstr(out.buf, "  jailbreak        /usr/bin/npm  not in this session: runs confined "
+			      "here (unsandboxed only through its wrapper outside moat run and moat "
+			      "shell)\n") != NULL,
+	      "in a session a jailbreak is said not to apply");
+	CHECK(!strstr(out.buf, "UNSANDBOXED"), "and is never called UNSANDBOXED there");
 	access_set_free(&s);
 	p.jailbreaks = NULL;
 	p.njailbreaks = 0;
+
+	/* Sockets: listed, and the last line no longer claims nothing else. */
+	profile_add_rule(&p, "/run/user/1/agent.sock", ACCESS_CONNECT, ORIGIN_SOCKET, NULL);
+	access_set_from_profile(&s, &p, "/home/u");
+	sb_reset(&out);
+	struct confirm_notes abi7 = {.sockets_unconfined_abi = 7}, abi9 = {0};
+	confirm_summary(&out, "npm", &p, &s, &abi7);
+	CHECK_STR(out.buf, "moat: about to run npm in /home/u/proj\n"
+			   "  read/write/exec  /home/u/proj\n"
+			   "  HOME             /home/u\n"
+			   "  read             /home/u/.npmrc\n"
+			   "  connect          /run/user/1/agent.sock\n"
+			   "  connect          every pathname unix socket: Landlock ABI 7 cannot confine "
+			   "them by path\n"
+			   "  network          allowed\n"
+			   "nothing else outside those paths is readable, but any unix socket can be "
+			   "connected to (the ssh-agent's, D-Bus, docker.sock)\n",
+		  "below ABI 9 a listed socket is shown with what it really opens");
+	sb_reset(&out);
+	confirm_summary(&out, "npm", &p, &s, &abi9);
+	CHECK(strstr(out.buf, "  connect          /run/user/1/agent.sock\n") &&
+		      strstr(out.buf, "\nnothing else outside those paths is readable or can be "
+				      "connected to\n"),
+	      "from ABI 9 only the listed socket");
+	access_set_free(&s);
+
+	/* A root named with C1 and bidi controls is shown, not obeyed. */
+	p.root = (char *)"/home/u/x\xc2\x9b" "31m\xe2\x80\xaeyz\x9b";
+	access_set_from_profile(&s, &p, "/home/u");
+	sb_reset(&out);
+	confirm_summary(&out, "np\x1bm", &p, &s, &wrapper);
+	CHECK(strstr(out.buf, "about to run np\\x1bm in /home/u/x\\xc2\\x9b31m\\xe2\\x80\\xaeyz\\x9b\n") !=
+		      NULL,
+	      "C1, bidi and raw 0x9b bytes are escaped in the prompt");
+	bool raw = false;
+	for (const unsigned char *c = (const unsigned char *)out.buf; *c; c++)
+		raw |= *c == 0x1b || *c == 0x9b || *c == 0xc2 || *c == 0xe2;
+	CHECK(!raw, "no raw control byte is left");
+	access_set_free(&s);
+	sb_release(&out);
 	p.root = NULL;
 	profile_free(&p);
 }
@@ -135,6 +240,7 @@ int main(void)
 {
 	test_covers();
 	test_store_roundtrip();
+	test_sockets();
 	test_summary();
 	return tap_done();
 }

@@ -1,0 +1,155 @@
+#include "report/profile_view.h"
+
+#include <string.h>
+
+#include "report/json.h"
+
+/* What a jailbreak listed here does. `moat profile` shows what moat run and
+ * moat shell apply: inside them Landlock cannot be lifted, so the binary
+ * runs confined; only its wrapper, started outside a session, runs it
+ * unsandboxed. */
+static const char jailbreak_here[] = "confined in moat run and moat shell; unsandboxed when its "
+                                     "wrapper runs outside a session";
+
+static void add_shown(struct strbuf *out, const char *s, bool utf8)
+{
+	visible_add(out, s, strlen(s), utf8);
+}
+
+/* "%-*s " for a name shown safely: the padding counts what is shown. */
+static void add_padded(struct strbuf *out, const char *s, int width, bool utf8)
+{
+	size_t before = out->len;
+	add_shown(out, s, utf8);
+	for (size_t n = out->len - before; n < (size_t)width; n++)
+		sb_addc(out, ' ');
+	sb_addc(out, ' ');
+}
+
+static const char *isolation_text(bool isolated)
+{
+	return isolated ? "own PID, mount and IPC namespaces: a /proc of its own, private /tmp, "
+			  "/var/tmp and /dev/shm, protected paths read-only"
+			: "none here (nested in a session, user namespaces off, or root without "
+			  "CAP_SYS_ADMIN): the host's /tmp, /var/tmp and /dev/shm stay denied, System V "
+			  "IPC is shared, protected paths are not read-only";
+}
+
+void profile_render_text(const struct profile *p, const struct profile_facts *f, struct strbuf *out)
+{
+	bool utf8 = visible_utf8_locale();
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct rule *r = &p->rules[i];
+		add_padded(out, r->path, 40, utf8);
+		sb_addf(out, "%-16s ", access_name(r->access));
+		if (r->origin == ORIGIN_GRANT) {
+			sb_adds(out, "grant for ");
+			add_shown(out, r->bin ? r->bin : "*", utf8);
+		} else {
+			sb_adds(out, origin_name(r->origin));
+		}
+		sb_adds(out, f->absent && f->absent[i] ? " (absent, no rule)\n" : "\n");
+	}
+	for (size_t i = 0; i < p->njailbreaks; i++) {
+		add_padded(out, p->jailbreaks[i], 40, utf8);
+		sb_addf(out, "%-16s %s\n", "jailbreak", jailbreak_here);
+	}
+	sb_addf(out, "%-40s %-16s %s\n", "network", "open", "by design");
+	for (size_t i = 0; i < p->nenv; i++) {
+		sb_adds(out, "env ");
+		add_shown(out, p->env[i].name, utf8);
+		sb_addc(out, '=');
+		add_shown(out, p->env[i].value ? p->env[i].value : "(unset)", utf8);
+		sb_addc(out, '\n');
+	}
+	if (f->socket_warning)
+		sb_addf(out, "unix sockets: all reachable: %s\n", f->socket_warning);
+	else if (f->abi < 9)
+		sb_adds(
+		    out,
+		    "unix sockets: new AF_UNIX sockets refused (Landlock ABI < 9 cannot confine "
+		    "them by path); socketpair and pipes work\n");
+	else
+		sb_adds(out,
+		        "unix sockets: only those under the root, write grants and .sockets in "
+		        "config.zon\n");
+	sb_addf(out, "isolation: %s\n", isolation_text(f->isolated));
+	sb_addf(out, "ipc: %s\n", f->isolated ? "private /dev/shm and System V IPC (own namespaces)"
+					     : "/dev/shm denied, System V IPC shared with your processes");
+	sb_adds(out, "terminal: its own pseudo-terminal, relayed to yours\n");
+	sb_addf(out, "kernel: Landlock ABI %d\n", f->abi);
+	sb_addf(out, "not enforced: %s\n", f->not_enforced[0] ? f->not_enforced : "nothing");
+}
+
+void json_access(struct json *j, const char *key, unsigned access)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {
+	    {ACCESS_READ, "read"},   {ACCESS_WRITE, "write"},     {ACCESS_EXEC, "exec"},
+	    {ACCESS_IOCTL, "ioctl"}, {ACCESS_CONNECT, "connect"},
+	};
+	json_begin_array(j, key);
+	for (size_t i = 0; i < ARRAY_LEN(names); i++)
+		if (access & names[i].bit)
+			json_string(j, NULL, names[i].name);
+	json_end_array(j);
+}
+
+static const char *sockets_state(const struct profile_facts *f)
+{
+	if (f->socket_warning)
+		return "all"; /* listed, and this kernel cannot tell one from another */
+	return f->abi < 9 ? "none" : "by-path";
+}
+
+void profile_render_json(const struct profile *p, const struct profile_facts *f, struct strbuf *out)
+{
+	struct json j = {.out = out};
+	json_begin_object(&j, NULL);
+	json_int(&j, "version", MOAT_JSON_VERSION);
+	json_string(&j, "kind", "profile");
+	json_string(&j, "platform", p->platform == PLATFORM_MACOS ? "macos" : "linux");
+	json_string(&j, "root", p->root);
+	json_begin_array(&j, "rules");
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct rule *r = &p->rules[i];
+		json_begin_object(&j, NULL);
+		json_string(&j, "path", r->path);
+		json_access(&j, "access", r->access);
+		json_string(&j, "origin", origin_name(r->origin));
+		json_string(&j, "bin", r->origin == ORIGIN_GRANT ? (r->bin ? r->bin : "*") : NULL);
+		json_bool(&j, "exists", !(f->absent && f->absent[i]));
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_begin_array(&j, "jailbreaks");
+	for (size_t i = 0; i < p->njailbreaks; i++) {
+		json_begin_object(&j, NULL);
+		json_string(&j, "path", p->jailbreaks[i]);
+		json_string(&j, "in_session", "confined");
+		json_string(&j, "wrapper_outside_session", "unsandboxed");
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_begin_array(&j, "env");
+	for (size_t i = 0; i < p->nenv; i++) {
+		json_begin_object(&j, NULL);
+		json_string(&j, "name", p->env[i].name);
+		json_string(&j, "value", p->env[i].value);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_string(&j, "network", p->network ? "open" : "denied");
+	json_string(&j, "unix_sockets", sockets_state(f));
+	json_string(&j, "isolation", f->isolated ? "namespaces" : "none");
+	json_string(&j, "ipc", f->isolated ? "private" : "unavailable");
+	json_string(&j, "terminal", "own");
+	json_begin_object(&j, "kernel");
+	json_int(&j, "landlock_abi", f->abi);
+	json_string(&j, "not_enforced", f->not_enforced[0] ? f->not_enforced : NULL);
+	json_end_object(&j);
+	json_end_object(&j);
+	sb_addc(out, '\n');
+}

@@ -21,4 +21,8 @@ int platform_open_beneath(const char *dir, const char *rel);
  * swapped for a link since. Returns an fd or -1 with errno. */
 int platform_open_path_no_symlinks(const char *dir, const char *rel);
 
+/* pipe(2) with both ends close-on-exec, set atomically where the platform
+ * can (pipe2 on Linux; macOS has no pipe2, and sets the flag right after). */
+int platform_pipe_cloexec(int fds[2]);
+
 #endif

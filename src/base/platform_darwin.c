@@ -60,3 +60,19 @@ int platform_open_path_no_symlinks(const char *dir, const char *rel)
 	errno = saved;
 	return fd;
 }
+
+/* No pipe2 here: another thread's fork could copy the ends in between, but
+ * moat does not fork from threads. */
+int platform_pipe_cloexec(int fds[2])
+{
+	if (pipe(fds) < 0)
+		return -1;
+	if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) < 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) < 0) {
+		int saved = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}

@@ -101,3 +101,8 @@ void platform_close_from(int lowfd)
 	for (long fd = lowfd; fd < (max > 0 ? max : 65536); fd++)
 		close((int)fd);
 }
+
+int platform_pipe_cloexec(int fds[2])
+{
+	return pipe2(fds, O_CLOEXEC);
+}

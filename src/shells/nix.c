@@ -9,24 +9,19 @@
 #include "shells/nix.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "base/strbuf.h"
+#include "shells/json.h"
+#include "shells/proc.h"
 #include "shells/shells.h"
-
-extern char **environ;
 
 static struct nix_feedback feedback;
 
@@ -56,143 +51,6 @@ static void report_pin_warnings(const struct pins *p)
 {
 	for (size_t i = 0; feedback.warning && i < p->nwarnings; i++)
 		feedback.warning(p->warnings[i]);
-}
-
-/* --- JSON, just enough for nix's --json output ----------------------------- */
-
-struct json {
-	const char *p, *end;
-};
-
-static void json_ws(struct json *j)
-{
-	while (j->p < j->end && strchr(" \t\r\n", *j->p))
-		j->p++;
-}
-
-static bool json_lit(struct json *j, char c)
-{
-	json_ws(j);
-	if (j->p < j->end && *j->p == c) {
-		j->p++;
-		return true;
-	}
-	return false;
-}
-
-/* A string at j->p; NULL when malformed. With out NULL it is only skipped. */
-static bool json_string(struct json *j, struct strbuf *out)
-{
-	if (!json_lit(j, '"'))
-		return false;
-	while (j->p < j->end && *j->p != '"') {
-		char c = *j->p++;
-		if ((unsigned char)c < 0x20)
-			return false;
-		if (c == '\\') {
-			if (j->p >= j->end)
-				return false;
-			c = *j->p++;
-			const char *esc = strchr("\"\\/bfnrtu", c);
-			if (!esc)
-				return false;
-			if (c == 'u') {
-				if (j->end - j->p < 4)
-					return false;
-				unsigned v = 0;
-				for (int i = 0; i < 4; i++) {
-					char h = *j->p++;
-					v = v * 16 + (unsigned)(h >= 'a'   ? h - 'a' + 10
-					                        : h >= 'A' ? h - 'A' + 10
-					                                   : h - '0');
-				}
-				c = v < 0x80 ? (char)v : '?';
-			} else {
-				c = "\"\\/\b\f\n\r\t"[esc - "\"\\/bfnrtu"];
-			}
-		}
-		if (out)
-			sb_addc(out, c);
-	}
-	return json_lit(j, '"');
-}
-
-static bool json_skip(struct json *j, int depth)
-{
-	json_ws(j);
-	if (j->p >= j->end || depth > 64)
-		return false;
-	char c = *j->p;
-	if (c == '"')
-		return json_string(j, NULL);
-	if (c == '{' || c == '[') {
-		char close = c == '{' ? '}' : ']';
-		j->p++;
-		if (json_lit(j, close))
-			return true;
-		do {
-			if (c == '{' && (!json_string(j, NULL) || !json_lit(j, ':')))
-				return false;
-			if (!json_skip(j, depth + 1))
-				return false;
-		} while (json_lit(j, ','));
-		return json_lit(j, close);
-	}
-	const char *start = j->p;
-	while (j->p < j->end && strchr("+-.0123456789eEtruefalsn", *j->p))
-		j->p++;
-	return j->p > start;
-}
-
-/* Move to the member named seg of the object (or the element numbered seg of
- * the array) at j->p. */
-static bool json_descend(struct json *j, const char *seg, size_t seglen)
-{
-	if (json_lit(j, '[')) {
-		char *endp;
-		unsigned long want = strtoul(seg, &endp, 10);
-		if (endp != seg + seglen || json_lit(j, ']'))
-			return false;
-		for (unsigned long i = 0;; i++) {
-			if (i == want)
-				return true;
-			if (!json_skip(j, 0) || !json_lit(j, ','))
-				return false;
-		}
-	}
-	if (!json_lit(j, '{') || json_lit(j, '}'))
-		return false;
-	do {
-		struct strbuf key = STRBUF_INIT;
-		bool ok = json_string(j, &key) && json_lit(j, ':');
-		bool match = ok && key.len == seglen && memcmp(key.buf, seg, seglen) == 0;
-		sb_release(&key);
-		if (!ok)
-			return false;
-		if (match)
-			return true;
-		if (!json_skip(j, 0))
-			return false;
-	} while (json_lit(j, ','));
-	return false;
-}
-
-char *json_get_string(const char *text, size_t len, const char *path)
-{
-	struct json j = {text, text + len};
-	for (const char *seg = path; *seg;) {
-		size_t n = strcspn(seg, ".");
-		if (!json_descend(&j, seg, n))
-			return NULL;
-		seg += n + (seg[n] == '.');
-	}
-	json_ws(&j);
-	struct strbuf sb = STRBUF_INIT;
-	if (j.p >= j.end || *j.p != '"' || !json_string(&j, &sb)) {
-		sb_release(&sb);
-		return NULL;
-	}
-	return sb_detach(&sb);
 }
 
 /* --- where things are ------------------------------------------------------ */
@@ -241,7 +99,7 @@ static char *canonical_flake(const char *ref, struct error *err)
  * (build/moat), the source tree's own flake.nix one level up. */
 static char *installed_flake(void)
 {
-	cleanup_free char *self = realpath("/proc/self/exe", NULL);
+	cleanup_free char *self = platform_self_exe();
 	if (!self)
 		return NULL;
 	cleanup_free char *bindir = path_dirname(self);
@@ -341,96 +199,55 @@ static char *out_link(const struct shell_ref *r)
 
 /* --- running nix ----------------------------------------------------------- */
 
-struct nix_run {
-	struct strbuf out, err;
-	int status;
-};
-
-static void nix_run_free(struct nix_run *r)
+static void nix_stderr(const char *buf, size_t len, void *arg)
 {
-	sb_release(&r->out);
-	sb_release(&r->err);
+	(void)arg;
+	if (feedback.verbose && feedback.output)
+		feedback.output(buf, len);
 }
 
-static void drain(int outfd, int errfd, struct nix_run *r)
+/* The nix on PATH, the first executable "nix" in an entry (posix_spawnp's
+ * rule). NULL when there is none. */
+static char *find_nix(void)
 {
-	struct pollfd fds[2] = {{outfd, POLLIN, 0}, {errfd, POLLIN, 0}};
-	int open_fds = 2;
-	while (open_fds) {
-		if (poll(fds, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (int i = 0; i < 2; i++) {
-			if (fds[i].fd < 0 || !fds[i].revents)
-				continue;
-			char buf[4096];
-			ssize_t n = read(fds[i].fd, buf, sizeof(buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				fds[i].fd = -1;
-				open_fds--;
-				continue;
-			}
-			sb_add(i ? &r->err : &r->out, buf, (size_t)n);
-			if (i && feedback.verbose && feedback.output)
-				feedback.output(buf, (size_t)n);
-		}
+	const char *path = getenv("PATH");
+	cleanup_free char *copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (char *p = copy, *colon; p; p = colon ? colon + 1 : NULL) {
+		colon = strchr(p, ':');
+		if (colon)
+			*colon = '\0';
+		cleanup_free char *cand = path_join(*p ? p : ".", "nix");
+		if (access(cand, X_OK) == 0 && !fs_is_dir(cand))
+			return steal_ptr(&cand);
 	}
+	return NULL;
 }
 
 /* Run nix with args (args[0] is "nix"). Returns -1 only when nix could not
  * be started; a nix that fails has r->status != 0. */
-static int run_nix(const char *const *args, struct nix_run *r, struct error *err)
+static int run_nix(const char *const *args, struct proc_result *r, struct error *err)
 {
-	*r = (struct nix_run){.out = STRBUF_INIT, .err = STRBUF_INIT};
-	int outp[2], errp[2];
-	if (pipe2(outp, O_CLOEXEC) < 0)
-		return error_set(err, "cannot make a pipe: %s", strerror(errno));
-	if (pipe2(errp, O_CLOEXEC) < 0) {
-		int e = errno;
-		close(outp[0]);
-		close(outp[1]);
-		return error_set(err, "cannot make a pipe: %s", strerror(e));
+	cleanup_free char *nix = find_nix();
+	int start_errno = ENOENT;
+	struct proc_hooks hooks = {.on_stderr = nix_stderr};
+	if (nix && proc_run(nix, args, &hooks, r, &start_errno, err) == 0)
+		return 0;
+	if (!nix)
+		*r = (struct proc_result){.out = STRBUF_INIT, .err = STRBUF_INIT};
+	if (start_errno == ENOENT) {
+		last_failure = FAIL_NO_NIX;
+		error_set(err, "nix is not installed (no 'nix' on PATH)");
+		error_hint(err, "install nix (on Debian: apt-get install nix-bin), or make a "
+		                "local shell with: moat wrap NAME /path/to/tool...");
+		return -1;
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-	pid_t pid;
-	int rc = posix_spawnp(&pid, "nix", &fa, NULL, (char *const *)args, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(outp[1]);
-	close(errp[1]);
-	if (rc != 0) {
-		close(outp[0]);
-		close(errp[0]);
-		if (rc == ENOENT) {
-			last_failure = FAIL_NO_NIX;
-			error_set(err, "nix is not installed (no 'nix' on PATH)");
-			error_hint(err,
-			           "install nix (on Debian: apt-get install nix-bin), or make a "
-			           "local shell with: moat wrap NAME /path/to/tool...");
-			return -1;
-		}
-		return error_set(err, "cannot run nix: %s", strerror(rc));
-	}
-	drain(outp[0], errp[0], r);
-	close(outp[0]);
-	close(errp[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return error_set(err, "cannot wait for nix: %s", strerror(errno));
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	return 0;
+	if (start_errno)
+		return error_set(err, "cannot run nix: %s", strerror(start_errno));
+	return -1;
 }
 
 /* nix's first "error: ..." line, or its last line when it printed none. */
-static char *nix_error_line(const struct nix_run *r)
+static char *nix_error_line(const struct proc_result *r)
 {
 	const char *s = sb_str(&r->err);
 	const char *line = NULL;
@@ -452,7 +269,7 @@ static char *nix_error_line(const struct nix_run *r)
 }
 
 /* Turn a failed nix run into one message and a hint. */
-static int nix_failed(const struct shell_ref *r, const struct nix_run *run, struct error *err)
+static int nix_failed(const struct shell_ref *r, const struct proc_result *run, struct error *err)
 {
 	const char *text = sb_str(&run->err);
 	cleanup_free char *line = nix_error_line(run);
@@ -515,7 +332,7 @@ static int nix_metadata(const struct shell_ref *r, bool refresh, struct lock_inf
 		args[4] = "--refresh";
 		args[5] = r->flake;
 	}
-	struct nix_run run;
+	struct proc_result run;
 	if (run_nix(args, &run, err) < 0)
 		return -1;
 	int rc = 0;
@@ -535,7 +352,7 @@ static int nix_metadata(const struct shell_ref *r, bool refresh, struct lock_inf
 			               r->flake);
 		}
 	}
-	nix_run_free(&run);
+	proc_result_free(&run);
 	return rc;
 }
 
@@ -604,7 +421,7 @@ static int nix_build(const struct shell_ref *r, const char *from, char **store, 
 	}
 	args[n++] = installable;
 	args[n] = NULL;
-	struct nix_run run;
+	struct proc_result run;
 	if (run_nix(args, &run, err) < 0)
 		return -1;
 	int rc = 0;
@@ -632,7 +449,7 @@ static int nix_build(const struct shell_ref *r, const char *from, char **store, 
 			}
 		}
 	}
-	nix_run_free(&run);
+	proc_result_free(&run);
 	return rc;
 }
 

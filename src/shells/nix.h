@@ -11,7 +11,10 @@
  * later run uses it without starting nix at all. The nix CLI is the interface
  * (Debian's nix 2.8 has no C API), with only flags that 2.8 and current nix
  * both accept. The build's out-link under $XDG_STATE_HOME/moat/gcroots keeps
- * the shell from garbage collection. */
+ * the shell from garbage collection.
+ *
+ * nix.c is the resolution; pins.c the lock file; json.c reads nix's --json
+ * output; proc.c runs nix. */
 #ifndef MOAT_SHELLS_NIX_H
 #define MOAT_SHELLS_NIX_H
 
@@ -98,9 +101,5 @@ struct pin *pins_lookup(const struct pins *p, const char *name);
  * the format (tabs, newlines, control characters, empty). */
 int pins_set(struct pins *p, const struct pin *pin, struct error *err);
 void pins_free(struct pins *p);
-
-/* A value out of JSON text by a dotted path ("locked.rev", "0.outputs.out"),
- * when it is a string. Caller frees; NULL when absent or not a string. */
-char *json_get_string(const char *json, size_t len, const char *path);
 
 #endif

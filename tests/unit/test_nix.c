@@ -1,8 +1,13 @@
 /* The nix shells' lock file and the JSON reader for nix's --json output. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/platform.h"
+#include "shells/json.h"
 #include "shells/nix.h"
+#include "shells/proc.h"
 #include "tap.h"
 
 static void test_pins(void)
@@ -96,9 +101,44 @@ static void test_json(void)
 	}
 }
 
+static void count_chunk(const char *buf, size_t len, void *arg)
+{
+	(void)buf;
+	*(size_t *)arg += len;
+}
+
+/* The process runner: both streams captured, the status, a program that
+ * does not exist. */
+static void test_proc(void)
+{
+	int fds[2];
+	CHECK(platform_pipe_cloexec(fds) == 0 && (fcntl(fds[0], F_GETFD) & FD_CLOEXEC) &&
+	          (fcntl(fds[1], F_GETFD) & FD_CLOEXEC),
+	      "platform_pipe_cloexec sets close-on-exec on both ends");
+	close(fds[0]);
+	close(fds[1]);
+	size_t seen = 0;
+	struct proc_hooks hooks = {.on_stderr = count_chunk, .arg = &seen};
+	const char *const argv[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+	struct proc_result r;
+	struct error err;
+	int start_errno;
+	CHECK(proc_run("/bin/sh", argv, &hooks, &r, &start_errno, &err) == 0, "proc_run runs sh");
+	CHECK_STR(sb_str(&r.out), "out\n", "stdout captured");
+	CHECK_STR(sb_str(&r.err), "err\n", "stderr captured");
+	CHECK(r.status == 3, "exit status %d", r.status);
+	CHECK(seen == r.err.len, "the stderr hook saw every byte (%zu of %zu)", seen, r.err.len);
+	proc_result_free(&r);
+	CHECK(proc_run("/nonexistent/nix", argv, NULL, &r, &start_errno, &err) < 0 &&
+	          start_errno == ENOENT && r.out.len == 0,
+	      "a missing program is a start error (ENOENT)");
+	proc_result_free(&r);
+}
+
 int main(void)
 {
 	test_pins();
 	test_json();
+	test_proc();
 	return tap_done();
 }

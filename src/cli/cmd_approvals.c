@@ -14,6 +14,11 @@ static void print_approval(const struct approval *a)
 	char date[32];
 	struct tm tm;
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M", localtime_r(&a->when, &tm));
+	cleanup_free char *flake = approvals_flake_hash(a);
+	if (flake) {
+		printf("%s  flake %s  %s\n", a->root, flake, date);
+		return;
+	}
 	printf("%s  %s  %s\n", a->root, a->bin, date);
 	for (size_t i = 0; i < a->set.n; i++) {
 		const struct access_item *it = &a->set.items[i];

@@ -25,7 +25,10 @@ static char *find_wrapper(void)
 	return realpath(wrapper, NULL);
 }
 
-static int add_shells(struct session *s, const char *const *names, size_t n,
+/* Shells from names[nrequired] on are config.zon's .default: one that does
+ * not resolve is a warning, so that it stops no command that does not need
+ * it (one that does then fails to find its tool, below the warning). */
+static int add_shells(struct session *s, const char *const *names, size_t n, size_t nrequired,
 		      const struct global_opts *g, struct error *err)
 {
 	struct strbuf path = STRBUF_INIT;
@@ -33,7 +36,15 @@ static int add_shells(struct session *s, const char *const *names, size_t n,
 	char **areas = context_writable_areas(s->ctx.root, s->ctx.home, &s->cfg, &nareas);
 	for (size_t i = 0; i < n; i++) {
 		cleanup_free char *dir = NULL;
-		if (shell_find(names[i], context_resolve_shell, areas, &dir, err) < 0) {
+		if (shell_find(names[i], context_resolve_shell, areas, &dir, err) < 0 && i >= nrequired) {
+			struct error w = *err;
+			fmt_fits(w.msg, sizeof(w.msg), "warning: default shell '%s' skipped: %s", names[i],
+				 err->msg);
+			error_print("moat", &w);
+			error_clear(err);
+			continue;
+		}
+		if (!dir) {
 			context_free_areas(areas, nareas);
 			sb_release(&path);
 			return -1;
@@ -91,9 +102,10 @@ static int choose_shells(struct session *s, char **named, int nnamed, const stru
 			sb_release(&list);
 		}
 	}
+	size_t nrequired = n;
 	for (size_t i = 0; i < s->cfg.ndefault; i++)
 		add_name(&names, &n, s->cfg.default_shells[i]);
-	int rc = add_shells(s, names, n, g, err);
+	int rc = add_shells(s, names, n, nrequired, g, err);
 	free(names);
 	return rc;
 }

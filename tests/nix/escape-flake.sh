@@ -51,11 +51,11 @@ expect_out "the tool ran" 'fixture says: version one'
 grep -q "^approval	[0-9]*	$F	flake:" "$XDG_STATE_HOME/moat/approvals" && ok "the answer is in the approvals store" || not_ok "approvals: $(cat "$XDG_STATE_HOME/moat/approvals" 2>/dev/null)"
 run "$MOAT" approvals
 expect_out "moat approvals lists it, with the hash as shown" "^$(re_quote "$F")  flake $(re_quote "$hash")  [0-9-]+ [0-9:]+\$"
-"$MOAT" unpin --all >/dev/null 2>&1
+rm -f "$PINS"
 run "$MOAT" run ./flake#hello -- fixture-hello
 [ "$rc" -eq 0 ] && ok "the same content again: no question, no terminal needed" || { not_ok "approved content refused" && _show moat run; }
 echo "version two" >"$F/message"
-"$MOAT" unpin --all >/dev/null 2>&1
+rm -f "$PINS"
 run "$MOAT" run ./flake#hello -- fixture-hello
 [ "$rc" -eq 125 ] && ok "changed content asks again (refused without a terminal)" || { not_ok "changed content status $rc" && _show moat run; }
 ask y "$MOAT" run ./flake#hello -- fixture-hello

@@ -13,7 +13,7 @@ MARK=$T/planted-nix-ran
 printf '#!/bin/sh\necho "planted nix ran: $*" >>%s\nexec %s "$@"\n' "$MARK" "$REALNIX" >"$PROJ/payload"
 run "$MOAT" run hello -- sh -c 'mkdir -p .venv/bin && cp payload .venv/bin/nix && chmod +x .venv/bin/nix'
 [ "$rc" -eq 0 ] && [ -x "$PROJ/.venv/bin/nix" ] && ok "attack: sandboxed code planted .venv/bin/nix" || { not_ok "could not plant nix" && _show moat run; }
-"$MOAT" unpin --all >/dev/null 2>&1
+rm -f "$PINS" # no pins: nix is needed
 export PATH="$PROJ/.venv/bin:$PATH"
 
 # Control: it is the nix a shell would run.
@@ -25,7 +25,7 @@ rm -f "$MARK"
 run "$MOAT" run hello -- fixture-hello
 [ "$rc" -eq 0 ] && ok "moat resolves a flake shell with the planted nix on PATH" || { not_ok "run with planted nix" && _show moat run; }
 [ ! -e "$MARK" ] && ok "and never runs the planted nix" || not_ok "planted nix ran: $(cat "$MARK")"
-"$MOAT" unpin --all >/dev/null 2>&1
+rm -f "$PINS" # no pins: nix is needed
 run "$MOAT" -v run hello -- true
 expect_out "moat -v shows the nix it uses" "^moat: nix: $(re_quote "$REALNIX") \\(first on PATH\\)\$"
 expect_out "and the one it skipped, and why" "^moat: nix: skipped, as sandboxed code could have put it there: $(re_quote "$PROJ/.venv/bin/nix") \\(under the sandbox root $(re_quote "$PROJ")\\)\$"
@@ -41,26 +41,26 @@ rm -f "$XDG_CONFIG_HOME/moat/config.zon"
 
 # From another directory the project is a past root (it has .moat/ now).
 mkdir -p "$HOME/elsewhere"
-(cd "$HOME/elsewhere" && "$MOAT" unpin --all >/dev/null 2>&1; "$MOAT" run hello -- true >/dev/null 2>&1)
+(cd "$HOME/elsewhere" && rm -f "$PINS"; "$MOAT" run hello -- true >/dev/null 2>&1)
 [ ! -e "$MARK" ] && ok "from another project, a past root's nix is skipped too" || not_ok "past root's nix ran"
 
 # A relative PATH entry is never used, whatever it holds.
 mkdir -p "$PROJ/rel"
 cp "$PROJ/payload" "$PROJ/rel/nix"
 chmod +x "$PROJ/rel/nix"
-"$MOAT" unpin --all >/dev/null 2>&1
+rm -f "$PINS" # no pins: nix is needed
 run env PATH="rel:$PATH" "$MOAT" -v run hello -- true
 [ ! -e "$MARK" ] && ok "a relative PATH entry is skipped" || not_ok "relative nix ran"
 expect_out "and says so" "skipped, as sandboxed code could have put it there: rel/nix \\(a relative PATH entry\\)"
 
 # MOAT_NIX: an absolute path of the user's choosing.
-"$MOAT" unpin --all >/dev/null 2>&1
+rm -f "$PINS" # no pins: nix is needed
 run env MOAT_NIX="$REALNIX" "$MOAT" -v run hello -- fixture-hello
 [ "$rc" -eq 0 ] && ok "MOAT_NIX names the nix to run" || { not_ok "MOAT_NIX" && _show moat run; }
 expect_out "and -v says so" "^moat: nix: $(re_quote "$REALNIX") \\(MOAT_NIX\\)\$"
 run env MOAT_NIX="$REALNIX" "$MOAT" check
 expect_out "moat check too" "^nix: $(re_quote "$REALNIX") \\(MOAT_NIX\\)\$"
-"$MOAT" unpin --all >/dev/null 2>&1
+rm -f "$PINS" # no pins: nix is needed
 run env MOAT_NIX=nix "$MOAT" run hello -- true
 [ "$rc" -eq 125 ] && ok "a relative MOAT_NIX is refused" || not_ok "relative MOAT_NIX status $rc"
 expect_out "saying so" "^moat: MOAT_NIX=nix is not an absolute path\$"
@@ -73,7 +73,7 @@ run env MOAT_NIX="$PROJ/.venv/bin/nix" "$MOAT" check
 # A symlink outside the root pointing at the planted one is no way round.
 mkdir -p "$T/linkdir"
 ln -s "$PROJ/.venv/bin/nix" "$T/linkdir/nix"
-"$MOAT" unpin --all >/dev/null 2>&1
+rm -f "$PINS" # no pins: nix is needed
 run env PATH="$T/linkdir:$PATH" "$MOAT" run hello -- true
 [ ! -e "$MARK" ] && ok "a link to the planted nix is skipped as well" || not_ok "linked planted nix ran"
 

@@ -9,18 +9,6 @@
 #include "shells/nix.h"
 #include "shells/shells.h"
 
-char *shells_search_path(void)
-{
-	const char *env = getenv("MOAT_SHELLS_PATH");
-	if (env && *env)
-		return xstrdup(env);
-	const char *data = getenv("XDG_DATA_HOME");
-	if (data && data[0] == '/')
-		return path_join(data, "moat/shells");
-	const char *home = getenv("HOME");
-	return path_join(home && *home ? home : "/nonexistent", ".local/share/moat/shells");
-}
-
 static int check_shell_dir(const char *dir, struct error *err)
 {
 	if (!fs_is_dir(dir))

@@ -159,7 +159,7 @@ install: all
 	# moat's default flake (MOAT_FLAKE unset): $(PREFIX)/share/moat/flake.nix,
 	# whose shells link to the moat-wrapper installed above.
 	install -d $(DESTDIR)$(PREFIX)/share/moat/nix
-	install -m 0644 flake.nix $(DESTDIR)$(PREFIX)/share/moat/
+	install -m 0644 flake.nix flake.lock $(DESTDIR)$(PREFIX)/share/moat/
 	install -m 0644 nix/moat.nix nix/shells.nix nix/wrap.nix $(DESTDIR)$(PREFIX)/share/moat/nix/
 	printf '{ wrapper = "%s"; }\n' "$(BINDIR)/moat-wrapper" >$(DESTDIR)$(PREFIX)/share/moat/nix/installed.nix
 

@@ -6,7 +6,12 @@
   outputs = { self, nixpkgs }:
     let
       systems = [ "x86_64-linux" "aarch64-linux" "aarch64-darwin" ];
-      forAll = f: nixpkgs.lib.genAttrs systems (system: f system nixpkgs.legacyPackages.${system});
+      # builtins only: listing the outputs, or reaching lib.<system>.sandbox.wrap,
+      # needs no nixpkgs (flake.lock pins it, and nix fetches it only when a
+      # package from it is used).
+      forAll = f: builtins.listToAttrs (map
+        (system: { name = system; value = f system nixpkgs.legacyPackages.${system}; })
+        systems);
       # `make install` copies this flake to $PREFIX/share/moat and writes
       # nix/installed.nix naming the moat-wrapper it installed, so shells built
       # from the installed flake use that wrapper; from a checkout (or as a

@@ -2,7 +2,9 @@
 # bench/nix.sh [BUILD_DIR]: what a pinned nix shell costs `moat run` next to a
 # local shell (issue 7). Both variants run `moat run <shell> -- /bin/true`; the
 # nix one resolves through the lock file (the fast path: no nix process), the
-# local one through the shells directory. Runs interleaved round by round
+# local one through the shells directory. The fixture is a local (path:)
+# flake, so the nix variant also pays for noticing edits to it (stat of its
+# files, compared with the pin's fingerprint). Runs interleaved round by round
 # (bench/timeit.c when it is there, else a bash loop), medians, and the ratio.
 # It needs nix to build the shell once (the test fixture, offline, as root);
 # after that nix is taken off PATH, so a nix process would fail the run.
@@ -39,6 +41,7 @@ export NIX_CONF_DIR=$T/nix-conf NIX_USER_CONF_FILES=$T/nix-conf/nix.conf
 cp -r "$repo/tests/nix/fixture/." "$T/fixture/"
 cp "$repo/nix/wrap.nix" "$T/fixture/"
 echo "{ wrapper = \"$B/moat-wrapper\"; }" >"$T/fixture/config.nix"
+echo "$T" >"$T/fixture/nonce"
 export MOAT_FLAKE=path:$T/fixture
 cd "$proj"
 

@@ -87,6 +87,19 @@ void approvals_add(struct approval_store *st, const char *root, const char *bin,
 /* Forget approvals for root (NULL: all). Returns how many were dropped. */
 size_t approvals_forget(struct approval_store *st, const char *root);
 
+/* Flake approvals: the content of a local flake where sandboxed code can
+ * write that the user agreed nix may evaluate. Stored as an approval line
+ * whose root is the flake's source directory and whose binary field is
+ * "flake:" and nix's hash of the content (SRI, with '/' written '_' so the
+ * field stays a name), with no access items: a moat from before these reads
+ * it as an approval for no binary it will ever start, and keeps it. One per
+ * directory: a new answer replaces the last. */
+#define APPROVAL_FLAKE_PREFIX "flake:"
+bool approvals_flake_approved(const struct approval_store *st, const char *dir, const char *hash);
+void approvals_add_flake(struct approval_store *st, const char *dir, const char *hash, time_t when);
+/* The SRI hash of a flake approval, or NULL for another kind. Caller frees. */
+char *approvals_flake_hash(const struct approval *a);
+
 /* $XDG_STATE_HOME/moat/approvals, default ~/.local/state/moat/approvals. */
 char *approvals_path(const char *home);
 
@@ -103,6 +116,10 @@ enum confirm_mode { CONFIRM_ASK, CONFIRM_NEVER, CONFIRM_ALWAYS };
 
 /* MOAT_CONFIRM: unset -> ask, "never", "always"; anything else is an error. */
 int confirm_mode_from_env(enum confirm_mode *mode, struct error *err);
+
+/* Show summary on the terminal (/dev/tty, never stdin) and ask
+ * "continue? [y/N]". 1 yes, 0 no (or end of input), -1 no terminal. */
+int confirm_ask(const char *summary);
 
 /* The whole decision for one start of bin: approved already, asked on the
  * terminal (and remembered unless this is an MOAT_CONFIRM=always review),

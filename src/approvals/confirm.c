@@ -39,8 +39,7 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
-/* Ask on the terminal. 1 yes, 0 no (including EOF), -1 no terminal. */
-static int ask(const char *summary)
+int confirm_ask(const char *summary)
 {
 	cleanup_close int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (tty < 0)
@@ -122,7 +121,7 @@ static int confirm(const char *home, const char *bin, const struct profile *p, c
 	struct strbuf summary = STRBUF_INIT;
 	struct confirm_notes notes = {session, sockets_unconfined_abi(p)};
 	confirm_summary(&summary, bin, p, &set, &notes);
-	int answer = ask(summary.buf);
+	int answer = confirm_ask(summary.buf);
 	sb_release(&summary);
 	if (answer < 0) {
 		rc = error_set(err, "%s needs confirmation, but there is no terminal to ask on", bin);

@@ -269,3 +269,51 @@ int approvals_update(const char *home, approvals_update_fn *fn, void *arg, struc
 	approvals_free(&st);
 	return rc;
 }
+
+/* "flake:sha256-..." with '/' as '_': an approval's binary cannot hold '/'. */
+static char *flake_bin(const char *hash)
+{
+	char *bin = xasprintf("%s%s", APPROVAL_FLAKE_PREFIX, hash);
+	for (char *c = bin; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	return bin;
+}
+
+char *approvals_flake_hash(const struct approval *a)
+{
+	size_t n = strlen(APPROVAL_FLAKE_PREFIX);
+	if (strncmp(a->bin, APPROVAL_FLAKE_PREFIX, n) != 0 || a->set.n)
+		return NULL;
+	char *hash = xstrdup(a->bin + n);
+	for (char *c = hash; *c; c++)
+		if (*c == '_')
+			*c = '/';
+	return hash;
+}
+
+bool approvals_flake_approved(const struct approval_store *st, const char *dir, const char *hash)
+{
+	cleanup_free char *bin = flake_bin(hash);
+	for (size_t i = 0; i < st->n; i++)
+		if (strcmp(st->approvals[i].root, dir) == 0 &&
+		    strcmp(st->approvals[i].bin, bin) == 0 && st->approvals[i].set.n == 0)
+			return true;
+	return false;
+}
+
+void approvals_add_flake(struct approval_store *st, const char *dir, const char *hash, time_t when)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		cleanup_free char *old = approvals_flake_hash(&st->approvals[i]);
+		if (old && strcmp(st->approvals[i].root, dir) == 0)
+			approval_free(&st->approvals[i]);
+		else
+			st->approvals[kept++] = st->approvals[i];
+	}
+	st->n = kept;
+	cleanup_free char *bin = flake_bin(hash);
+	struct access_set none = {0};
+	approvals_add(st, dir, bin, when, &none);
+}

@@ -46,6 +46,8 @@ int cmd_unlink(int argc, char **argv, const struct global_opts *g);
 int cmd_detect(int argc, char **argv, const struct global_opts *g);
 int cmd_check(int argc, char **argv, const struct global_opts *g);
 int cmd_update(int argc, char **argv, const struct global_opts *g);
+int cmd_pins(int argc, char **argv, const struct global_opts *g);
+int cmd_unpin(int argc, char **argv, const struct global_opts *g);
 int cmd_approvals(int argc, char **argv, const struct global_opts *g);
 int cmd_unapprove(int argc, char **argv, const struct global_opts *g);
 
@@ -56,7 +58,8 @@ struct launch;
 void cli_print_plan(struct launch *l, const struct global_opts *g);
 
 /* Route the nix code's progress, warnings and (with -v) nix's own output to
- * stderr; dry_run makes shell resolution evaluate without building. */
+ * stderr, and answer what it asks (nix_setup.c); dry_run makes shell
+ * resolution evaluate without building. */
 void cli_nix_setup(const struct global_opts *g, bool dry_run);
 
 #endif

@@ -15,6 +15,11 @@ static void print_approval(const struct approval *a)
 	struct tm tm;
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M", localtime_r(&a->when, &tm));
 	cleanup_free char *root = visible_dup(a->root);
+	cleanup_free char *flake = approvals_flake_hash(a);
+	if (flake) {
+		printf("%s  flake %s  %s\n", root, flake, date);
+		return;
+	}
 	cleanup_free char *bin = visible_dup(a->bin);
 	printf("%s  %s  %s\n", root, bin, date);
 	for (size_t i = 0; i < a->set.n; i++) {

@@ -142,14 +142,38 @@ static void check_config(struct checker *c, const struct config *cfg)
 		for (size_t j = 0; j < cfg->detect[i].nshells; j++)
 			check_shell(c, cfg->detect[i].line, cfg->detect[i].col, cfg->detect[i].shells[j]);
 	for (size_t i = 0; i < cfg->ndefault; i++)
-		check_shell(c, 1, 1, cfg->default_shells[i]);
+		check_shell(c, cfg->default_pos[i].line, cfg->default_pos[i].col,
+			    cfg->default_shells[i]);
 	const char *path = getenv("PATH");
 	for (size_t i = 0; i < cfg->njailbreak; i++) {
 		struct error err = {0};
 		cleanup_free char *exe = launch_find_command(cfg->jailbreak[i], path ? path : "", &err);
 		if (!exe)
-			finding(c, 1, 1, "jailbreak '%s' is not found on PATH and would be skipped",
+			finding(c, cfg->jailbreak_pos[i].line, cfg->jailbreak_pos[i].col,
+				"jailbreak '%s' is not found on PATH and would be skipped",
 				cfg->jailbreak[i]);
+	}
+}
+
+/* Which nix moat would run, and any it skipped as planted. */
+static void check_nix(struct checker *c)
+{
+	struct nix_location loc;
+	struct error err = {0};
+	if (nix_locate(&loc, &err) < 0) {
+		printf("MOAT_NIX: %s\n", err.msg);
+		c->issues++;
+		return;
+	}
+	if (loc.path)
+		printf("nix: %s (%s)\n", loc.path,
+		       strcmp(loc.how, "PATH") == 0 ? "first on PATH" : loc.how);
+	else
+		printf("nix: not found (needed only for shells from flakes)\n");
+	for (const char *s = loc.skipped; *s;) {
+		size_t n = strcspn(s, "\n");
+		printf("nix: skipped %.*s: sandboxed code could have put it there\n", (int)n, s);
+		s += n + (s[n] == '\n');
 	}
 }
 
@@ -185,6 +209,7 @@ int cmd_check(int argc, char **argv, const struct global_opts *g)
 	cli_verbose(g, "config %s%s", file, fs_exists(file) ? "" : " (missing: an empty config)");
 	struct checker c = {.file = file, .home = home, .g = g};
 	cli_nix_setup(g, true);
+	check_nix(&c);
 	check_flake(&c);
 	struct config cfg;
 	if (settings_load(home, NULL, &cfg, &err) < 0) {

@@ -1,6 +1,7 @@
 /* moat update [NAME...]: move pinned nix shells to their flake's current
- * revision, one "name: old -> new" line per shell. Also home to how the nix
- * code reports progress, since every command that resolves shells shares it. */
+ * revision, one "name: old -> new" line per shell. A pin whose flake is no
+ * longer the one its name resolves in (MOAT_FLAKE changed) is stale: moat
+ * update leaves it alone and says so, unless it is named. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,49 +9,29 @@
 #include "cli/cli.h"
 #include "shells/nix.h"
 
-static void nix_progress(const char *msg)
-{
-	fprintf(stderr, "moat: %s\n", msg);
-}
-
-static void nix_warning(const char *msg)
-{
-	fprintf(stderr, "moat: warning: %s\n", msg);
-}
-
-static void nix_output(const char *buf, size_t len)
-{
-	fflush(stderr);
-	(void)!write(STDERR_FILENO, buf, len);
-}
-
-void cli_nix_setup(const struct global_opts *g, bool dry_run)
-{
-	struct nix_feedback fb = {
-	    .verbose = g->verbose,
-	    .dry_run = dry_run,
-	    .progress = nix_progress,
-	    .warning = nix_warning,
-	    .output = nix_output,
-	};
-	nix_set_feedback(&fb);
-}
-
-static int update_one(const char *name, const struct global_opts *g)
+static int update_one(const char *name, bool named, const struct global_opts *g)
 {
 	struct nix_pin_change chg;
 	struct error err = {0};
-	if (nix_update(name, &chg, &err) < 0)
+	if (nix_update(name, named, &chg, &err) < 0)
 		return cli_fail(&err, 1);
+	if (chg.stale) {
+		printf("%s: stale, left alone: pinned from '%s', but the name now resolves in '%s'\n",
+		       name, chg.flake, chg.stale);
+		fprintf(stderr, "hint: 'moat update %s' resolves it there; 'moat unpin %s' drops it\n",
+			name, name);
+		nix_pin_change_free(&chg);
+		return 0;
+	}
 	if (strcmp(chg.old_rev, chg.new_rev) == 0 && strcmp(chg.old_store, chg.new_store) == 0)
 		printf("%s: %s (unchanged)\n", name, chg.new_rev);
 	else
 		printf("%s: %s -> %s\n", name, chg.old_rev, chg.new_rev);
 	if (chg.unpinnable)
 		fprintf(stderr,
-		        "moat: %s: '%s' cannot be pinned to a revision (%s); the pin holds "
-		        "only the store path\n",
-		        name, chg.flake, chg.unpinnable);
+			"moat: %s: '%s' cannot be pinned to a revision (%s); the pin holds "
+			"only the store path\n",
+			name, chg.flake, chg.unpinnable);
 	cli_verbose(g, "%s: %s -> %s", name, chg.old_store, chg.new_store);
 	nix_pin_change_free(&chg);
 	return 0;
@@ -61,11 +42,11 @@ int cmd_update(int argc, char **argv, const struct global_opts *g)
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
 			return cli_usage_error(cli_command("update"), "unknown option '%s'",
-			                       argv[i]);
+					       argv[i]);
 	int status = 0;
 	if (argc > 1) {
 		for (int i = 1; i < argc; i++)
-			if (update_one(argv[i], g) != 0)
+			if (update_one(argv[i], true, g) != 0)
 				status = 1;
 		return status;
 	}
@@ -77,7 +58,8 @@ int cmd_update(int argc, char **argv, const struct global_opts *g)
 	if (n == 0)
 		fprintf(stderr, "moat: no pinned shells: nix shells are pinned when first used\n");
 	for (size_t i = 0; i < n; i++) {
-		if (update_one(names[i], g) != 0)
+		fflush(stdout);
+		if (update_one(names[i], false, g) != 0)
 			status = 1;
 		free(names[i]);
 	}

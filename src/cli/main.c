@@ -25,6 +25,8 @@ const struct command commands[] = {
 	{"check", cmd_check, "moat check", "validate config.zon, its paths and its shells"},
 	{"update", cmd_update, "moat update [SHELL...]",
 	 "move pinned nix shells to their flake's current revision"},
+	{"pins", cmd_pins, "moat pins", "list pinned nix shells: flake, revision, store path"},
+	{"unpin", cmd_unpin, "moat unpin NAME... | --all", "drop pinned nix shells"},
 	{"approvals", cmd_approvals, "moat approvals", "list remembered confirm answers"},
 	{"unapprove", cmd_unapprove, "moat unapprove [DIR | --all]",
 	 "forget confirm answers for DIR (default: here) or every project"},

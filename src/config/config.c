@@ -92,15 +92,19 @@ static int read_bool(struct checker *c, const struct zon_node *v, const char *ke
 
 /* A list of non-empty strings; *out holds what was read even on failure. */
 static int read_strings(struct checker *c, const struct zon_node *v, const char *key, char ***out,
-                        size_t *n)
+                        size_t *n, struct config_pos **pos)
 {
 	if (!is_list(v))
 		return bad(c, v->line, v->col,
 		           "'.%s' must be a list of strings like .{ \"a\", \"b\" }, found %s", key,
 		           zon_describe(v));
 	*out = xcalloc(v->nitems, sizeof(**out));
+	if (pos)
+		*pos = xcalloc(v->nitems ? v->nitems : 1, sizeof(**pos));
 	for (size_t i = 0; i < v->nitems; i++) {
 		const struct zon_node *s = &v->items[i];
+		if (pos)
+			(*pos)[i] = (struct config_pos){s->line, s->col};
 		if (s->kind != ZON_STRING)
 			return bad(c, s->line, s->col, "expected a string in '.%s', found %s", key,
 			           zon_describe(s));
@@ -154,10 +158,10 @@ static int read_allow(struct checker *c, const struct zon_node *e, void *out)
 	if (!f[1])
 		return bad(c, e->line, e->col, "allow rule without '.paths'");
 	if (read_string(c, f[0], "bin", &a->bin) < 0 ||
-	    read_strings(c, f[1], "paths", &a->paths, &a->npaths) < 0 ||
+	    read_strings(c, f[1], "paths", &a->paths, &a->npaths, NULL) < 0 ||
 	    (f[2] && read_bool(c, f[2], "write", &a->write) < 0) ||
 	    (f[3] && read_bool(c, f[3], "exec", &a->exec) < 0) ||
-	    (f[4] && read_strings(c, f[4], "dirs", &a->dirs, &a->ndirs) < 0))
+	    (f[4] && read_strings(c, f[4], "dirs", &a->dirs, &a->ndirs, NULL) < 0))
 		return -1;
 	return 0;
 }
@@ -175,7 +179,7 @@ static int read_link(struct checker *c, const struct zon_node *e, void *out)
 	if (!f[1])
 		return bad(c, e->line, e->col, "link without '.shells'");
 	if (read_string(c, f[0], "dir", &l->dir) < 0 ||
-	    read_strings(c, f[1], "shells", &l->shells, &l->nshells) < 0)
+	    read_strings(c, f[1], "shells", &l->shells, &l->nshells, NULL) < 0)
 		return -1;
 	return 0;
 }
@@ -192,8 +196,8 @@ static int read_detect(struct checker *c, const struct zon_node *e, void *out)
 		return bad(c, e->line, e->col, "detect rule without '.markers'");
 	if (!f[1])
 		return bad(c, e->line, e->col, "detect rule without '.shells'");
-	if (read_strings(c, f[0], "markers", &d->markers, &d->nmarkers) < 0 ||
-	    read_strings(c, f[1], "shells", &d->shells, &d->nshells) < 0)
+	if (read_strings(c, f[0], "markers", &d->markers, &d->nmarkers, NULL) < 0 ||
+	    read_strings(c, f[1], "shells", &d->shells, &d->nshells, NULL) < 0)
 		return -1;
 	if (d->nmarkers == 0)
 		return bad(c, f[0]->line, f[0]->col,
@@ -219,9 +223,11 @@ int config_from_tree(const struct zon_node *root, const char *filename, struct c
 	}
 	if (check_fields(&c, root, keys, f, "the top-level struct") < 0)
 		goto out;
-	if ((f[0] && read_strings(&c, f[0], "jailbreak", &out->jailbreak, &out->njailbreak) < 0) ||
-	    (f[1] && read_strings(&c, f[1], "default", &out->default_shells, &out->ndefault) < 0) ||
-	    (f[2] && read_strings(&c, f[2], "confirm", &out->confirm, &out->nconfirm) < 0) ||
+	if ((f[0] && read_strings(&c, f[0], "jailbreak", &out->jailbreak, &out->njailbreak,
+	                          &out->jailbreak_pos) < 0) ||
+	    (f[1] && read_strings(&c, f[1], "default", &out->default_shells, &out->ndefault,
+	                          &out->default_pos) < 0) ||
+	    (f[2] && read_strings(&c, f[2], "confirm", &out->confirm, &out->nconfirm, NULL) < 0) ||
 	    (f[3] &&
 	     read_list(&c, f[3], "links", ".{ .dir = \"...\", .shells = .{ ... } }",
 	               (void **)&out->links, sizeof(*out->links), &out->nlinks, read_link) < 0) ||
@@ -231,7 +237,7 @@ int config_from_tree(const struct zon_node *root, const char *filename, struct c
 	    (f[5] &&
 	     read_list(&c, f[5], "allow", ".{ .bin = \"...\", .paths = .{ ... } }",
 	               (void **)&out->allow, sizeof(*out->allow), &out->nallow, read_allow) < 0) ||
-	    (f[6] && read_strings(&c, f[6], "sockets", &out->sockets, &out->nsockets) < 0))
+	    (f[6] && read_strings(&c, f[6], "sockets", &out->sockets, &out->nsockets, NULL) < 0))
 		goto out;
 	rc = 0;
 out:
@@ -256,7 +262,9 @@ int config_parse(const char *buf, size_t len, const char *filename, struct confi
 void config_free(struct config *cfg)
 {
 	free_strings(cfg->jailbreak, cfg->njailbreak);
+	free(cfg->jailbreak_pos);
 	free_strings(cfg->default_shells, cfg->ndefault);
+	free(cfg->default_pos);
 	free_strings(cfg->confirm, cfg->nconfirm);
 	free_strings(cfg->sockets, cfg->nsockets);
 	for (size_t i = 0; i < cfg->nlinks; i++) {

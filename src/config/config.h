@@ -39,11 +39,18 @@ struct config_detect {
 	int line, col;
 };
 
+/* Where an entry of a list of strings is, for messages about it. */
+struct config_pos {
+	int line, col;
+};
+
 struct config {
 	char **jailbreak;
 	size_t njailbreak;
+	struct config_pos *jailbreak_pos; /* one per entry */
 	char **default_shells;
 	size_t ndefault;
+	struct config_pos *default_pos; /* one per entry */
 	char **confirm;
 	size_t nconfirm;
 	char **sockets; /* unix socket paths let through on purpose */

@@ -26,7 +26,11 @@ static char *find_wrapper(void)
 	return realpath(wrapper, NULL);
 }
 
-static int add_shells(struct launch *l, const char *const *names, size_t n, struct error *err)
+/* Shells from names[nrequired] on are config.zon's .default: one that does
+ * not resolve is a warning, so that it stops no command that does not need
+ * it (one that does then fails to find its tool, below the warning). */
+static int add_shells(struct launch *l, const char *const *names, size_t n, size_t nrequired,
+		      struct error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	size_t nareas;
@@ -35,6 +39,17 @@ static int add_shells(struct launch *l, const char *const *names, size_t n, stru
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		cleanup_free char *dir = NULL;
 		rc = shell_find(names[i], l->ctx.home, context_resolve_shell, areas, &dir, err);
+		if (rc < 0 && i >= nrequired) {
+			sb_addf(&l->warnings, "default shell '%s' skipped: %s\n", names[i], err->msg);
+			for (const char *h = err->hint; *h;) {
+				size_t len = strcspn(h, "\n");
+				sb_addf(&l->warnings, "  %.*s\n", (int)len, h);
+				h += len + (h[len] == '\n');
+			}
+			error_clear(err);
+			rc = 0;
+			continue;
+		}
 		if (rc < 0)
 			break;
 		sb_addf(&l->notes, "shell %s: %s\n", names[i], dir);
@@ -87,9 +102,10 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
 			sb_addf(&l->info, " (%s)\n", from == CONFIG_SHELLS_LINK ? "linked" : "detected");
 		}
 	}
+	size_t nrequired = n;
 	for (size_t i = 0; i < l->cfg.ndefault; i++)
 		add_name(&names, &n, l->cfg.default_shells[i]);
-	int rc = add_shells(l, names, n, err);
+	int rc = add_shells(l, names, n, nrequired, err);
 	free(names);
 	return rc;
 }

@@ -2,38 +2,38 @@
  *
  *   # comment
  *   <name> TAB <flake> TAB <attr> TAB <locked url or -> TAB <rev> TAB <store path>
+ *          [TAB <source fingerprint or ->]
  *
- * One pin per line. The file is rewritten whole through fs_write_atomic, so a
- * crash leaves the old or the new file; a line damaged anyway (by hand, by a
- * disk) is skipped with a warning and the shell is simply resolved again. */
+ * One pin per line. The seventh field (since the fingerprint of local
+ * flakes) is optional when read, so a file from before it still loads. The file is rewritten whole
+ * through fs_write_atomic, so a crash leaves the old or the new file; a line damaged anyway (by
+ * hand, by a disk) is skipped with a warning and the shell is simply resolved again. */
 #include <errno.h>
 #include <string.h>
 
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/strbuf.h"
+#include "base/xdg.h"
 #include "shells/nix.h"
 
 #define PINS_MAX   (4u << 20)
-#define PIN_FIELDS 6
+#define PIN_FIELDS 7
+#define PIN_NEEDED 6
 
 static const char header[] =
     "# moat pins: the nix shells moat resolved, and the store paths it uses\n"
     "# name\tflake\tattr\tlocked\trev\tstore\n";
 
-char *moat_state_dir(void)
+char *moat_state_dir(const char *home)
 {
-	const char *state = getenv("XDG_STATE_HOME");
-	if (state && state[0] == '/')
-		return path_join(state, "moat");
-	const char *home = getenv("HOME");
-	return path_join(home && *home ? home : "/nonexistent", ".local/state/moat");
+	return xdg_moat_dir(XDG_STATE, home ? home : "/nonexistent");
 }
 
 static char **pin_field(struct pin *pin, int i)
 {
-	char **f[PIN_FIELDS] = {&pin->name,   &pin->flake, &pin->attr,
-	                        &pin->locked, &pin->rev,   &pin->store};
+	char **f[PIN_FIELDS] = {&pin->name, &pin->flake, &pin->attr,  &pin->locked,
+	                        &pin->rev,  &pin->store, &pin->source};
 	return f[i];
 }
 
@@ -56,8 +56,8 @@ static const char *field_refusal(const char *s)
 
 static const char *pin_refusal(const struct pin *pin, const char **which)
 {
-	static const char *const names[PIN_FIELDS] = {"name",       "flake",    "attribute",
-	                                              "locked url", "revision", "store path"};
+	static const char *const names[PIN_FIELDS] = {
+	    "name", "flake", "attribute", "locked url", "revision", "store path", "source"};
 	for (int i = 0; i < PIN_FIELDS; i++) {
 		const char *why = field_refusal(*pin_field((struct pin *)pin, i));
 		if (why) {
@@ -88,9 +88,11 @@ static void parse_line(struct pins *p, char *line, const char *file, int lineno)
 		*pin_field(&pin, n) = tab ? xstrndup(s, (size_t)(tab - s)) : xstrdup(s);
 		s = tab ? tab + 1 : NULL;
 	}
+	if (!pin.source)
+		pin.source = xstrdup("-");
 	const char *which = NULL, *why = NULL;
-	if (n < PIN_FIELDS || s)
-		why = "it does not have 6 tab-separated fields";
+	if (n < PIN_NEEDED || s)
+		why = "it does not have 6 or 7 tab-separated fields";
 	else
 		why = pin_refusal(&pin, &which);
 	if (!why && pins_lookup(p, pin.name))
@@ -172,13 +174,18 @@ struct pin *pins_lookup(const struct pins *p, const char *name)
 
 int pins_set(struct pins *p, const struct pin *pin, struct error *err)
 {
-	const char *which;
-	const char *why = pin_refusal(pin, &which);
-	if (why)
-		return error_set(err, "cannot pin '%s': the %s is bad: %s", pin->name, which, why);
 	struct pin copy;
-	for (int i = 0; i < PIN_FIELDS; i++)
-		*pin_field(&copy, i) = xstrdup(*pin_field((struct pin *)pin, i));
+	for (int i = 0; i < PIN_FIELDS; i++) {
+		const char *v = *pin_field((struct pin *)pin, i);
+		*pin_field(&copy, i) = xstrdup(v ? v : "-");
+	}
+	const char *which;
+	const char *why = pin_refusal(&copy, &which);
+	if (why) {
+		error_set(err, "cannot pin '%s': the %s is bad: %s", pin->name, which, why);
+		pin_free(&copy);
+		return -1;
+	}
 	struct pin *old = pins_lookup(p, pin->name);
 	if (old) {
 		pin_free(old);
@@ -199,4 +206,16 @@ void pins_free(struct pins *p)
 		free(p->warnings[i]);
 	free(p->warnings);
 	*p = (struct pins){0};
+}
+
+bool pins_drop(struct pins *p, const char *name)
+{
+	struct pin *pin = pins_lookup(p, name);
+	if (!pin)
+		return false;
+	pin_free(pin);
+	size_t i = (size_t)(pin - p->v);
+	memmove(pin, pin + 1, (p->n - i - 1) * sizeof(*pin));
+	p->n--;
+	return true;
 }

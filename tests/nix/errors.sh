@@ -32,7 +32,7 @@ expect_out "-v shows nix's own error" "^error: .*broken on purpose"
 run "$MOAT" run notashell -- true
 [ "$rc" -eq 125 ] && ok "an output that is not a shell is refused" || not_ok "notashell status $rc"
 expect_out "and named as such" "^moat: 'path:$FIX#notashell' built /nix/store/[^ ]*-notashell, which is not a moat shell \(no bin/\)$"
-expect_out "hint: sandbox.wrap" 'hint: define the shell with moat\.lib\..*\.sandbox\.wrap'
+expect_out "hint: a package with bin/, or sandbox.wrap" 'hint: a shell is a package with bin/ .*moat\.lib\..*\.sandbox\.wrap'
 [ -z "$(pinned_store notashell)" ] && ok "and not pinned" || not_ok "notashell pinned"
 
 run env PATH="$NOPATH" "$MOAT" run hello -- true

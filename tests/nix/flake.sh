@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# The project's own flake.nix, evaluated and built offline: its nixpkgs input
-# is replaced by a small fake (tools that are shell scripts, a stdenv that
-# runs make with the host's compiler), so lib.<system>.sandbox.wrap,
-# packages.<system>.moat and the example shells are exercised for real,
-# from the repository and from `make install`'s copy.
+# The project's own flake.nix, offline: flake.lock is committed and pins
+# nixpkgs, so the flake locks and lib.<system>.sandbox.wrap evaluates without
+# fetching anything; for the rest (nix flake check, packages, shells) its
+# nixpkgs input is overridden with a small fake (tools that are shell
+# scripts, a stdenv that runs make with the host's compiler), never edited
+# into flake.nix, so lib.<system>.sandbox.wrap, packages.<system>.moat and the
+# example shells are exercised for real, from the repository and from
+# `make install`'s copy.
 . "$(dirname "$0")/common"
 
-command -v git >/dev/null && [ -d "$MOAT_SRC/.git" ] || { skip "needs git and a checkout"; done_testing; exit; }
+# The sources: a checkout (.git is a directory, or a file in a linked
+# worktree), or a copy of its tracked files (tests/run-all's stage for uid
+# 65534).
+[ -f "$MOAT_SRC/flake.nix" ] && [ -f "$MOAT_SRC/Makefile" ] || { skip "needs the source tree"; done_testing; exit; }
+command -v python3 >/dev/null || { skip "needs python3"; done_testing; exit; }
 command -v make >/dev/null && command -v cc >/dev/null || { skip "needs make and cc"; done_testing; exit; }
 
 FAKE=$T/fakepkgs
@@ -64,15 +71,35 @@ cat >"$FAKE/flake.nix" <<'NIX'
 }
 NIX
 
-# The project's tracked files, as a flake whose nixpkgs is the fake.
+# The project's tracked files, as a flake.
 REPO=$T/repo
 mkdir -p "$REPO"
-(cd "$MOAT_SRC" && git ls-files -z | xargs -0 tar -cf - 2>/dev/null) | tar -C "$REPO" -xf - 2>/dev/null
-sed -i "s|inputs.nixpkgs.url = .*|inputs.nixpkgs.url = \"path:$FAKE\";|" "$REPO/flake.nix"
-grep -q "path:$FAKE" "$REPO/flake.nix" && ok "flake.nix with a fake nixpkgs" || not_ok "cannot point flake.nix at the fake nixpkgs"
+if [ -e "$MOAT_SRC/.git" ] && command -v git >/dev/null; then
+	(cd "$MOAT_SRC" && git ls-files -z | xargs -0 tar -cf - 2>/dev/null) | tar -C "$REPO" -xf - 2>/dev/null
+else
+	(cd "$MOAT_SRC" && tar --exclude=./build --exclude='./build-*' --exclude=./nix-daemon -cf - .) | tar -C "$REPO" -xf -
+fi
+[ -f "$REPO/flake.lock" ] && ok "flake.lock is committed" || not_ok "no flake.lock in the repository"
 
-run nix flake show --json "path:$REPO"
+# Offline and unmodified: it locks, and wrap is reachable, fetching nothing.
+run nix flake metadata --json --no-update-lock-file "path:$REPO"
+[ "$rc" -eq 0 ] && ok "flake.nix locks offline with the committed flake.lock" || { not_ok "flake metadata" && _show nix flake metadata; }
+locked=$(printf '%s' "$out" | python3 -c 'import json,sys; n=json.load(sys.stdin)["locks"]["nodes"]["nixpkgs"]["locked"]; print(n["owner"], n["repo"], n["rev"], n["narHash"])' 2>/dev/null)
+case $locked in "NixOS nixpkgs "[0-9a-f]*" sha256-"*) ok "nixpkgs is pinned to a revision and hash ($locked)" ;; *) not_ok "nixpkgs lock: '$locked'" ;; esac
+run nix eval --raw "path:$REPO#lib.x86_64-linux.sandbox.wrap" --apply builtins.typeOf
+[ "$rc" -eq 0 ] && [ "$out" = lambda ] && ok "lib.<system>.sandbox.wrap evaluates offline, without the fake" || { not_ok "sandbox.wrap offline" && _show nix eval; }
+expect_no_out "and fetches nothing" 'unable to download|download'
+
+# From here, the fake nixpkgs stands in for the real one.
+OVERRIDE=(--override-input nixpkgs "path:$FAKE")
+run nix flake check --no-write-lock-file "${OVERRIDE[@]}" "path:$REPO"
+[ "$rc" -eq 0 ] && ok "nix flake check passes" || { not_ok "nix flake check" && _show nix flake check; }
+run nix flake show --json --no-write-lock-file "${OVERRIDE[@]}" "path:$REPO"
 [ "$rc" -eq 0 ] && ok "flake.nix evaluates" || { not_ok "flake.nix evaluates" && _show nix flake show; }
+# moat runs nix without options: lock the copy to the fake for it.
+run nix flake lock "${OVERRIDE[@]}" "path:$REPO"
+grep -q "$FAKE" "$REPO/flake.lock" && ok "the copy's flake.lock points at the fake nixpkgs" || { not_ok "cannot lock the copy to the fake" && _show nix flake lock; }
+
 run nix eval --raw "path:$REPO#packages" --apply 'p: builtins.concatStringsSep " " (builtins.concatMap (s: map (a: "${s}.${a}") (builtins.attrNames p.${s})) (builtins.attrNames p))'
 missing=
 for sys in x86_64-linux aarch64-linux aarch64-darwin; do
@@ -103,7 +130,8 @@ INST=$T/inst
 run make -s -C "$MOAT_SRC" install B="$MOAT_BUILD" PREFIX="$INST"
 [ "$rc" -eq 0 ] && [ -f "$INST/share/moat/flake.nix" ] && [ -f "$INST/share/moat/nix/wrap.nix" ] &&
 	ok "make install puts the flake under PREFIX/share/moat" || { not_ok "make install" && _show make install; }
-sed -i "s|inputs.nixpkgs.url = .*|inputs.nixpkgs.url = \"path:$FAKE\";|" "$INST/share/moat/flake.nix"
+[ -f "$INST/share/moat/flake.lock" ] && ok "with its flake.lock" || not_ok "make install left out flake.lock"
+nix flake lock --override-input nixpkgs "path:$FAKE" "path:$INST/share/moat" >/dev/null 2>&1
 unset MOAT_FLAKE
 run timeout 600 "$INST/bin/moat" run zig -- zig build
 [ "$rc" -eq 0 ] && ok "with MOAT_FLAKE unset, the installed flake is used" || { not_ok "installed flake" && _show moat run zig; }

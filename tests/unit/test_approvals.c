@@ -236,9 +236,54 @@ static void test_summary(void)
 	profile_free(&p);
 }
 
+/* Flake approvals: one line per flake directory, kept by an old reader. */
+static void test_flake_approvals(void)
+{
+	struct approval_store st = {0};
+	const char *h1 = "sha256-ab/c+d=", *h2 = "sha256-XYZ/=";
+	approvals_add_flake(&st, "/home/u/proj", h1, 1700000000);
+	CHECK(approvals_flake_approved(&st, "/home/u/proj", h1), "an added flake is approved");
+	CHECK(!approvals_flake_approved(&st, "/home/u/proj", h2), "other content is not");
+	CHECK(!approvals_flake_approved(&st, "/home/u/other", h1), "nor the same content elsewhere");
+	struct access_set none = {0};
+	approvals_add(&st, "/home/u/proj", "npm", 1700000001, &none);
+	CHECK(!approvals_covers(&st, "/home/u/proj", "flake", &none), "a flake approval starts no binary");
+	char *text = approvals_format(&st);
+	CHECK_STR(text,
+		  "approval\t1700000000\t/home/u/proj\tflake:sha256-ab_c+d=\n"
+		  "approval\t1700000001\t/home/u/proj\tnpm\n",
+		  "stored as an approval line, '/' written '_'");
+	struct approval_store again;
+	size_t damaged;
+	approvals_parse(text, strlen(text), &again, &damaged);
+	CHECK(damaged == 0 && again.n == 2, "it parses back, as any approval line");
+	CHECK(approvals_flake_approved(&again, "/home/u/proj", h1), "still approved after a round trip");
+	char *h = again.n ? approvals_flake_hash(&again.approvals[0]) : NULL;
+	CHECK_STR(h, h1, "the hash comes back with its '/'");
+	free(h);
+	h = again.n > 1 ? approvals_flake_hash(&again.approvals[1]) : NULL;
+	CHECK(h == NULL, "a binary's approval has no flake hash");
+	approvals_free(&again);
+	free(text);
+	approvals_add_flake(&st, "/home/u/proj", h2, 1700000002);
+	CHECK(approvals_flake_approved(&st, "/home/u/proj", h2) &&
+		      !approvals_flake_approved(&st, "/home/u/proj", h1) && st.n == 2,
+	      "a new answer for the directory replaces the old, and keeps the rest");
+	CHECK(approvals_forget(&st, "/home/u/proj") == 2 && st.n == 0,
+	      "moat unapprove DIR forgets it with the rest");
+	approvals_free(&st);
+	/* A file from before flake approvals is read as it was. */
+	const char old[] = "approval\t1\t/home/u/proj\tnpm\thome=/home/u\n";
+	approvals_parse(old, sizeof(old) - 1, &again, &damaged);
+	CHECK(damaged == 0 && again.n == 1 && !approvals_flake_approved(&again, "/home/u/proj", h1),
+	      "an older store: nothing approved by accident");
+	approvals_free(&again);
+}
+
 int main(void)
 {
 	test_covers();
+	test_flake_approvals();
 	test_store_roundtrip();
 	test_sockets();
 	test_summary();

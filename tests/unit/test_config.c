@@ -31,6 +31,14 @@ static void test_seed_example(void)
 	CHECK(config_parse(buf, len, "seed.zon", &cfg, &err) == 0, "the seed's example is valid");
 	CHECK(cfg.njailbreak == 1 && !strcmp(cfg.jailbreak[0], "git"), "jailbreak");
 	CHECK(cfg.ndefault == 2 && !strcmp(cfg.default_shells[1], "jq"), "default");
+	CHECK(cfg.default_pos && cfg.default_pos[1].line == 3 && cfg.default_pos[1].col == 27 &&
+	          cfg.jailbreak_pos && cfg.jailbreak_pos[0].line == 2 &&
+	          cfg.jailbreak_pos[0].col == 21,
+	      "default and jailbreak entries, with positions (%d:%d, %d:%d)",
+	      cfg.default_pos ? cfg.default_pos[1].line : 0,
+	      cfg.default_pos ? cfg.default_pos[1].col : 0,
+	      cfg.jailbreak_pos ? cfg.jailbreak_pos[0].line : 0,
+	      cfg.jailbreak_pos ? cfg.jailbreak_pos[0].col : 0);
 	CHECK(cfg.nconfirm == 1 && !strcmp(cfg.confirm[0], "npm"), "confirm");
 	CHECK(cfg.nlinks == 2 && !strcmp(cfg.links[1].dir, "/Users/you/git/project-b") &&
 	          cfg.links[1].nshells == 2 && !strcmp(cfg.links[1].shells[1], "go") &&

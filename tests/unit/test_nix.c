@@ -1,8 +1,13 @@
 /* The nix shells' lock file and the JSON reader for nix's --json output. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/platform.h"
+#include "shells/json.h"
 #include "shells/nix.h"
+#include "shells/proc.h"
 #include "tap.h"
 
 static void test_pins(void)
@@ -19,7 +24,7 @@ static void test_pins(void)
 	CHECK(p.nwarnings == 3, "three damaged lines warned about (got %zu)", p.nwarnings);
 	if (p.nwarnings == 3) {
 		CHECK_STR(p.warnings[0],
-		          "pins:3: damaged pin skipped: it does not have 6 "
+		          "pins:3: damaged pin skipped: it does not have 6 or 7 "
 		          "tab-separated fields",
 		          "a line without fields");
 		CHECK_STR(p.warnings[1],
@@ -37,10 +42,10 @@ static void test_pins(void)
 	struct error err;
 	char f[6][32] = {"rust",           "github:o/r", "rust",
 	                 "github:o/r/def", "def",        "/nix/store/w-rust"};
-	struct pin upd = {f[0], f[1], f[2], f[3], f[4], f[5]};
+	struct pin upd = {f[0], f[1], f[2], f[3], f[4], f[5], NULL};
 	CHECK(pins_set(&p, &upd, &err) == 0 && p.n == 2, "set replaces by name");
 	strcpy(f[0], "x\ty");
-	struct pin tab = {f[0], f[1], f[2], f[3], f[4], f[5]};
+	struct pin tab = {f[0], f[1], f[2], f[3], f[4], f[5], NULL};
 	CHECK(pins_set(&p, &tab, &err) < 0, "a tab in a field is refused");
 	CHECK_STR(err.msg, "cannot pin 'x\ty': the name is bad: it contains a control character",
 	          "its message");
@@ -50,8 +55,25 @@ static void test_pins(void)
 	pins_parse(out, strlen(out), "pins", &again);
 	CHECK(again.n == 2 && again.nwarnings == 0, "format round-trips");
 	CHECK_STR(again.n ? again.v[0].rev : NULL, "def", "with the new revision");
+	CHECK_STR(again.n ? again.v[0].source : NULL, "-", "a pin without a source says '-'");
 	free(out);
 	pins_free(&again);
+	CHECK(pins_drop(&p, "rust") && p.n == 1 && !pins_lookup(&p, "rust") &&
+	          pins_lookup(&p, "node"),
+	      "drop removes one pin and keeps the others");
+	CHECK(!pins_drop(&p, "rust"), "dropping what is not pinned says so");
+	pins_free(&p);
+
+	const char seven[] = "a\tpath:/f\ta\t-\tsha256-A=\t/nix/store/x-a\tfp1:0123456789abcdef\n"
+	                     "b\tpath:/f\tb\t-\tsha256-B=\t/nix/store/x-b\t-\n"
+	                     "c\tpath:/f\tc\t-\tsha256-C=\t/nix/store/x-c\t-\textra\n";
+	pins_parse(seven, sizeof(seven) - 1, "pins", &p);
+	CHECK(p.n == 2 && p.nwarnings == 1, "seven fields read, eight refused");
+	CHECK_STR(p.n ? p.v[0].source : NULL, "fp1:0123456789abcdef", "the source fingerprint");
+	out = pins_format(&p);
+	CHECK(strstr(out, "/nix/store/x-a\tfp1:0123456789abcdef\n") != NULL,
+	      "and written back as the seventh field");
+	free(out);
 	pins_free(&p);
 
 	const char nul[] = "a\tb\tc\td\te\t/f\0g\n";
@@ -96,9 +118,44 @@ static void test_json(void)
 	}
 }
 
+static void count_chunk(const char *buf, size_t len, void *arg)
+{
+	(void)buf;
+	*(size_t *)arg += len;
+}
+
+/* The process runner: both streams captured, the status, a program that
+ * does not exist. */
+static void test_proc(void)
+{
+	int fds[2];
+	CHECK(platform_pipe_cloexec(fds) == 0 && (fcntl(fds[0], F_GETFD) & FD_CLOEXEC) &&
+	          (fcntl(fds[1], F_GETFD) & FD_CLOEXEC),
+	      "platform_pipe_cloexec sets close-on-exec on both ends");
+	close(fds[0]);
+	close(fds[1]);
+	size_t seen = 0;
+	struct proc_hooks hooks = {.on_stderr = count_chunk, .arg = &seen};
+	const char *const argv[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+	struct proc_result r;
+	struct error err;
+	int start_errno;
+	CHECK(proc_run("/bin/sh", argv, &hooks, &r, &start_errno, &err) == 0, "proc_run runs sh");
+	CHECK_STR(sb_str(&r.out), "out\n", "stdout captured");
+	CHECK_STR(sb_str(&r.err), "err\n", "stderr captured");
+	CHECK(r.status == 3, "exit status %d", r.status);
+	CHECK(seen == r.err.len, "the stderr hook saw every byte (%zu of %zu)", seen, r.err.len);
+	proc_result_free(&r);
+	CHECK(proc_run("/nonexistent/nix", argv, NULL, &r, &start_errno, &err) < 0 &&
+	          start_errno == ENOENT && r.out.len == 0,
+	      "a missing program is a start error (ENOENT)");
+	proc_result_free(&r);
+}
+
 int main(void)
 {
 	test_pins();
 	test_json();
+	test_proc();
 	return tap_done();
 }

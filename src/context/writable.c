@@ -1,0 +1,91 @@
+/* Places sandboxed code can write, judged for something moat is about to
+ * trust unconfined (a nix flake it would build, the nix binary it would
+ * run): the root and write grants (context_writable_areas), and any past
+ * sandbox root, which a session marks with a .moat/ directory. */
+#include "context/writable.h"
+
+#include <dirent.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/fs.h"
+#include "base/path.h"
+
+#define BELOW_MAX_ENTRIES 20000
+#define BELOW_MAX_DEPTH   16
+
+static bool past_root_above(const char *path, char **why)
+{
+	cleanup_free char *dir = xstrdup(path);
+	for (;;) {
+		cleanup_free char *marker = path_join(dir, ".moat");
+		if (fs_is_dir(marker)) {
+			*why = xasprintf("under %s, a past sandbox root (it has .moat/)", dir);
+			return true;
+		}
+		if (strcmp(dir, "/") == 0)
+			return false;
+		char *up = path_dirname(dir);
+		free(dir);
+		dir = up;
+	}
+}
+
+struct below {
+	size_t entries;
+	char *found;
+};
+
+/* A .moat/ anywhere below dir (not into .git, not through links). */
+static void walk_below(struct below *b, const char *dir, int depth)
+{
+	DIR *d = depth > BELOW_MAX_DEPTH ? NULL : opendir(dir);
+	for (struct dirent *e; d && !b->found && (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    strcmp(e->d_name, ".git") == 0)
+			continue;
+		if (++b->entries > BELOW_MAX_ENTRIES) {
+			b->found =
+			    xasprintf("%s holds more than %d files to search for past sandbox "
+			              "roots",
+			              dir, BELOW_MAX_ENTRIES);
+			break;
+		}
+		cleanup_free char *child = path_join(dir, e->d_name);
+		struct stat st;
+		if (lstat(child, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (strcmp(e->d_name, ".moat") == 0)
+			b->found =
+			    xasprintf("it holds %s, a past sandbox root (it has .moat/)", dir);
+		else
+			walk_below(b, child, depth + 1);
+	}
+	if (d)
+		closedir(d);
+}
+
+bool context_writable_place(const char *path, bool below, const char *root,
+                            const char *const *areas, size_t n, char **why)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *kind =
+		    root && strcmp(areas[i], root) == 0 ? "the sandbox root" : "the write grant";
+		if (path_is_under(path, areas[i])) {
+			*why = xasprintf("under %s %s", kind, areas[i]);
+			return true;
+		}
+		if (below && path_is_under(areas[i], path)) {
+			*why = xasprintf("it holds %s %s", kind, areas[i]);
+			return true;
+		}
+	}
+	if (past_root_above(path, why))
+		return true;
+	if (!below)
+		return false;
+	struct below b = {0};
+	walk_below(&b, path, 0);
+	*why = b.found;
+	return b.found != NULL;
+}

@@ -33,7 +33,8 @@ struct access_set {
 };
 
 /* The set a profile grants, with home_seen the HOME the tool will see. */
-void access_set_from_profile(struct access_set *set, const struct profile *p, const char *home_seen);
+void access_set_from_profile(struct access_set *set, const struct profile *p,
+                             const char *home_seen);
 void access_set_free(struct access_set *set);
 /* Does approved cover wanted (same or narrower)? */
 bool access_set_covers(const struct access_set *approved, const struct access_set *wanted);
@@ -53,7 +54,7 @@ struct confirm_notes {
  * through visible_add(), so a project or path named with control
  * characters cannot hide or rewrite the lines above the question. */
 void confirm_summary(struct strbuf *out, const char *bin, const struct profile *p,
-		     const struct access_set *set, const struct confirm_notes *notes);
+                     const struct access_set *set, const struct confirm_notes *notes);
 
 /* One remembered answer. */
 struct approval {
@@ -80,10 +81,10 @@ void approvals_free(struct approval_store *st);
 
 /* Does the store hold an approval for (root, bin) covering set? */
 bool approvals_covers(const struct approval_store *st, const char *root, const char *bin,
-		      const struct access_set *set);
+                      const struct access_set *set);
 /* Remember set for (root, bin), replacing an older answer for the pair. */
 void approvals_add(struct approval_store *st, const char *root, const char *bin, time_t when,
-		   const struct access_set *set);
+                   const struct access_set *set);
 /* Forget approvals for root (NULL: all). Returns how many were dropped. */
 size_t approvals_forget(struct approval_store *st, const char *root);
 
@@ -105,7 +106,7 @@ char *approvals_path(const char *home);
 
 /* Load the store (missing: empty). Warnings (damaged lines) go to warn. */
 int approvals_load(const char *home, struct approval_store *st, struct strbuf *warn,
-		   struct error *err);
+                   struct error *err);
 
 /* Change the store under an exclusive lock: load, fn, write atomically (mode
  * 0600) when fn returns 1. Concurrent writers lose nothing. */
@@ -125,10 +126,10 @@ int confirm_ask(const char *summary);
  * terminal (and remembered unless this is an MOAT_CONFIRM=always review),
  * or refused. Returns 0 to go ahead, -1 with err (status 125) not to. */
 int confirm_start(const char *home, const char *bin, const struct profile *p, const char *home_seen,
-		  struct strbuf *warn, struct error *err);
+                  struct strbuf *warn, struct error *err);
 /* The same for moat run and moat shell, whose prompt says that a jailbreak
  * does not apply inside the session. */
 int confirm_start_session(const char *home, const char *bin, const struct profile *p,
-			  const char *home_seen, struct strbuf *warn, struct error *err);
+                          const char *home_seen, struct strbuf *warn, struct error *err);
 
 #endif

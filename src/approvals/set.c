@@ -5,7 +5,7 @@
 #include "base/path.h"
 
 static void add_item(struct access_set *set, enum access_item_kind kind, unsigned access,
-		     const char *path)
+                     const char *path)
 {
 	set->items = xrealloc_array(set->items, set->n + 1, sizeof(*set->items));
 	set->items[set->n++] = (struct access_item){kind, access, xstrdup(path)};
@@ -17,7 +17,8 @@ void access_set_from_profile(struct access_set *set, const struct profile *p, co
 	add_item(set, ITEM_HOME, 0, home_seen);
 	for (size_t i = 0; i < p->nrules; i++)
 		if (p->rules[i].origin == ORIGIN_GRANT)
-			add_item(set, ITEM_GRANT, p->rules[i].access & ACCESS_ALL, p->rules[i].path);
+			add_item(set, ITEM_GRANT, p->rules[i].access & ACCESS_ALL,
+			         p->rules[i].path);
 	/* By the right, not the origin: a socket listed on a granted path
 	 * shares the grant's rule. */
 	for (size_t i = 0; i < p->nrules; i++)
@@ -69,7 +70,7 @@ static void add_line(struct strbuf *out, const char *label, const char *path, co
 }
 
 void confirm_summary(struct strbuf *out, const char *bin, const struct profile *p,
-		     const struct access_set *set, const struct confirm_notes *notes)
+                     const struct access_set *set, const struct confirm_notes *notes)
 {
 	bool utf8 = visible_utf8_locale(), sockets = false;
 	sb_adds(out, "moat: about to run ");
@@ -88,22 +89,25 @@ void confirm_summary(struct strbuf *out, const char *bin, const struct profile *
 			add_line(out, "connect", it->path, ""), sockets = true;
 		else if (notes->session)
 			add_line(out, "jailbreak", it->path,
-				 "  not in this session: runs confined here (unsandboxed only "
-				 "through its wrapper outside moat run and moat shell)");
+			         "  not in this session: runs confined here (unsandboxed only "
+			         "through its wrapper outside moat run and moat shell)");
 		else
 			add_line(out, "jailbreak", it->path, "  UNSANDBOXED");
 	}
 	int abi = notes->sockets_unconfined_abi;
 	if (sockets && abi)
-		sb_addf(out, "  %-16s every pathname unix socket%s: Landlock ABI %d cannot confine them "
-			     "by path\n",
-			"connect", abi < 6 ? " and abstract socket" : "", abi);
+		sb_addf(out,
+		        "  %-16s every pathname unix socket%s: Landlock ABI %d cannot confine them "
+		        "by path\n",
+		        "connect", abi < 6 ? " and abstract socket" : "", abi);
 	sb_addf(out, "  %-16s %s\n", "network", p->network ? "allowed" : "denied");
 	if (!sockets)
 		sb_adds(out, "nothing else outside those paths is readable\n");
 	else if (abi)
-		sb_adds(out, "nothing else outside those paths is readable, but any unix socket can be "
-			     "connected to (the ssh-agent's, D-Bus, docker.sock)\n");
+		sb_adds(out,
+		        "nothing else outside those paths is readable, but any unix socket can be "
+		        "connected to (the ssh-agent's, D-Bus, docker.sock)\n");
 	else
-		sb_adds(out, "nothing else outside those paths is readable or can be connected to\n");
+		sb_adds(out,
+		        "nothing else outside those paths is readable or can be connected to\n");
 }

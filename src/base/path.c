@@ -116,7 +116,8 @@ const char *path_home_refusal(const char *path, const char *home)
 {
 	if (!path_is_under(home, path))
 		return NULL;
-	return path_is_under(path, home) ? "it is your home directory" : "it contains your home directory";
+	return path_is_under(path, home) ? "it is your home directory"
+	                                 : "it contains your home directory";
 }
 
 char **path_list_split(const char *list, size_t *n)

@@ -32,7 +32,8 @@ int platform_open_beneath(const char *dir, const char *rel)
 		if (slash)
 			*slash = '\0';
 		int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (slash ? O_DIRECTORY : O_NOCTTY);
-		int next = strcmp(part, "..") == 0 ? (errno = EXDEV, -1) : openat(fd, part, O_RDONLY | flags);
+		int next = strcmp(part, "..") == 0 ? (errno = EXDEV, -1)
+		                                   : openat(fd, part, O_RDONLY | flags);
 		int saved = errno;
 		close(fd);
 		errno = saved;

@@ -10,9 +10,9 @@ char *xdg_moat_dir(enum xdg_kind kind, const char *home)
 	static const struct {
 		const char *var, *fallback;
 	} dirs[] = {
-		[XDG_CONFIG] = {"XDG_CONFIG_HOME", ".config/moat"},
-		[XDG_STATE] = {"XDG_STATE_HOME", ".local/state/moat"},
-		[XDG_DATA] = {"XDG_DATA_HOME", ".local/share/moat"},
+	    [XDG_CONFIG] = {"XDG_CONFIG_HOME", ".config/moat"},
+	    [XDG_STATE] = {"XDG_STATE_HOME", ".local/state/moat"},
+	    [XDG_DATA] = {"XDG_DATA_HOME", ".local/share/moat"},
 	};
 	/* The spec: a relative value is invalid and must be ignored. */
 	const char *set = getenv(dirs[kind].var);

@@ -24,12 +24,13 @@ static void print_approval(const struct approval *a)
 	printf("%s  %s  %s\n", root, bin, date);
 	for (size_t i = 0; i < a->set.n; i++) {
 		const struct access_item *it = &a->set.items[i];
-		const char *what = it->kind == ITEM_HOME	  ? "HOME"
-				   : it->kind == ITEM_GRANT  ? access_name(it->access)
-				   : it->kind == ITEM_SOCKET ? "connect"
-							     : "jailbreak";
+		const char *what = it->kind == ITEM_HOME     ? "HOME"
+		                   : it->kind == ITEM_GRANT  ? access_name(it->access)
+		                   : it->kind == ITEM_SOCKET ? "connect"
+		                                             : "jailbreak";
 		cleanup_free char *path = visible_dup(it->path);
-		printf("  %-16s %s%s\n", what, path, it->kind == ITEM_JAILBREAK ? "  UNSANDBOXED" : "");
+		printf("  %-16s %s%s\n", what, path,
+		       it->kind == ITEM_JAILBREAK ? "  UNSANDBOXED" : "");
 	}
 }
 
@@ -37,7 +38,8 @@ int cmd_approvals(int argc, char **argv, const struct global_opts *g)
 {
 	(void)g;
 	if (argc > 1)
-		return cli_usage_error(cli_command("approvals"), "unexpected argument '%s'", argv[1]);
+		return cli_usage_error(cli_command("approvals"), "unexpected argument '%s'",
+		                       argv[1]);
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
@@ -104,6 +106,6 @@ int cmd_unapprove(int argc, char **argv, const struct global_opts *g)
 		return cli_fail(&err, 1);
 	cleanup_free char *shown = root ? visible_dup(root) : NULL;
 	fprintf(stderr, "moat: forgot %zu approval(s)%s%s\n", f.dropped, root ? " for " : "",
-		root ? shown : "");
+	        root ? shown : "");
 	return 0;
 }

@@ -9,10 +9,10 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "cli/cli.h"
-#include "launch/launch.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
 #include "context/settings.h"
+#include "launch/launch.h"
 #include "profile/profile.h"
 #include "shells/nix.h"
 #include "shells/shells.h"
@@ -27,7 +27,7 @@ struct checker {
 };
 
 static void finding(struct checker *c, int line, int col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void finding(struct checker *c, int line, int col, const char *fmt, ...)
 {
@@ -57,7 +57,7 @@ static bool same_dirs(const struct config_allow *a, const struct config_allow *b
 
 /* Does rule b's path q make rule a's path p redundant? */
 static bool covers(const struct config_allow *b, const char *q, const struct config_allow *a,
-		   const char *p, const char *home)
+                   const char *p, const char *home)
 {
 	if (strcmp(b->bin, "*") != 0 && strcmp(b->bin, a->bin) != 0)
 		return false;
@@ -93,8 +93,8 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 	}
 	cleanup_free char *canon = NULL;
 	struct error err = {0};
-	if (context_resolve_unplanted(norm, (const char *const *)c->areas, c->nareas, "to grant", &canon,
-				      &err) < 0) {
+	if (context_resolve_unplanted(norm, (const char *const *)c->areas, c->nareas, "to grant",
+	                              &canon, &err) < 0) {
 		finding(c, r->line, r->col, "%s; moat run here skips it", err.msg);
 		return;
 	}
@@ -105,10 +105,12 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 				continue;
 			bool mutual = covers(r, p, b, b->paths[pj], c->home);
 			/* Of two identical grants, report only the later one. */
-			if (covers(b, b->paths[pj], r, p, c->home) && (!mutual || rj < ri || (rj == ri && pj < pi))) {
-				finding(c, r->line, r->col, "grant of '%s' to %s is redundant: line %d grants "
-							    "'%s' to %s already", p, r->bin, b->line,
-					b->paths[pj], b->bin);
+			if (covers(b, b->paths[pj], r, p, c->home) &&
+			    (!mutual || rj < ri || (rj == ri && pj < pi))) {
+				finding(c, r->line, r->col,
+				        "grant of '%s' to %s is redundant: line %d grants "
+				        "'%s' to %s already",
+				        p, r->bin, b->line, b->paths[pj], b->bin);
 				return;
 			}
 		}
@@ -140,18 +142,20 @@ static void check_config(struct checker *c, const struct config *cfg)
 	}
 	for (size_t i = 0; i < cfg->ndetect; i++)
 		for (size_t j = 0; j < cfg->detect[i].nshells; j++)
-			check_shell(c, cfg->detect[i].line, cfg->detect[i].col, cfg->detect[i].shells[j]);
+			check_shell(c, cfg->detect[i].line, cfg->detect[i].col,
+			            cfg->detect[i].shells[j]);
 	for (size_t i = 0; i < cfg->ndefault; i++)
 		check_shell(c, cfg->default_pos[i].line, cfg->default_pos[i].col,
-			    cfg->default_shells[i]);
+		            cfg->default_shells[i]);
 	const char *path = getenv("PATH");
 	for (size_t i = 0; i < cfg->njailbreak; i++) {
 		struct error err = {0};
-		cleanup_free char *exe = launch_find_command(cfg->jailbreak[i], path ? path : "", &err);
+		cleanup_free char *exe =
+		    launch_find_command(cfg->jailbreak[i], path ? path : "", &err);
 		if (!exe)
 			finding(c, cfg->jailbreak_pos[i].line, cfg->jailbreak_pos[i].col,
-				"jailbreak '%s' is not found on PATH and would be skipped",
-				cfg->jailbreak[i]);
+			        "jailbreak '%s' is not found on PATH and would be skipped",
+			        cfg->jailbreak[i]);
 	}
 }
 
@@ -218,8 +222,8 @@ int cmd_check(int argc, char **argv, const struct global_opts *g)
 	} else {
 		/* Links are judged as a run in the current directory would. */
 		cleanup_free char *cwd = fs_cwd(&err);
-		c.areas = context_writable_areas(cwd ? context_root_or_null(cwd, home) : NULL, home, &cfg,
-						 &c.nareas);
+		c.areas = context_writable_areas(cwd ? context_root_or_null(cwd, home) : NULL, home,
+		                                 &cfg, &c.nareas);
 		check_config(&c, &cfg);
 		context_free_areas(c.areas, c.nareas);
 		config_free(&cfg);

@@ -21,11 +21,11 @@ static void print_rules(const struct launch *s, bool json)
 		absent[i] = stat(p->rules[i].path, &st) != 0;
 	}
 	struct profile_facts f = {
-		.absent = absent,
-		.abi = s->support.abi,
-		.not_enforced = s->support.not_enforced,
-		.socket_warning = sandbox_socket_warning(p, &s->support),
-		.isolated = p->isolate && sandbox_isolation_works(),
+	    .absent = absent,
+	    .abi = s->support.abi,
+	    .not_enforced = s->support.not_enforced,
+	    .socket_warning = sandbox_socket_warning(p, &s->support),
+	    .isolated = p->isolate && sandbox_isolation_works(),
 	};
 	struct strbuf out = STRBUF_INIT;
 	(json ? profile_render_json : profile_render_text)(p, &f, &out);
@@ -63,15 +63,18 @@ int cmd_profile(int argc, char **argv, const struct global_opts *g)
 		else
 			return cli_usage_error(self, "unknown option '%s'", argv[first]);
 	}
-	if (strcmp(format, "rules") != 0 && strcmp(format, "sbpl") != 0 && strcmp(format, "json") != 0)
-		return cli_usage_error(self, "unknown format '%s' (want rules, json or sbpl)", format);
+	if (strcmp(format, "rules") != 0 && strcmp(format, "sbpl") != 0 &&
+	    strcmp(format, "json") != 0)
+		return cli_usage_error(self, "unknown format '%s' (want rules, json or sbpl)",
+		                       format);
 	struct error err = {0};
 	struct launch s;
 	int rc = launch_plan_session(&s, argv + first, (size_t)(argc - first), &err);
 	if (rc == 0) {
 		cli_print_plan(&s, g);
-		rc = strcmp(format, "sbpl") == 0 ? print_sbpl(&s, &err)
-						 : (print_rules(&s, strcmp(format, "json") == 0), 0);
+		rc = strcmp(format, "sbpl") == 0
+		         ? print_sbpl(&s, &err)
+		         : (print_rules(&s, strcmp(format, "json") == 0), 0);
 	}
 	launch_free(&s);
 	return rc < 0 ? cli_fail(&err, 1) : 0;

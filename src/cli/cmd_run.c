@@ -36,7 +36,7 @@ static void say_lingering(void *arg)
 {
 	(void)arg;
 	fprintf(stderr, "moat: the command exited; waiting for the processes it started "
-			"(^C stops them)\n");
+	                "(^C stops them)\n");
 }
 
 static int write_all(int fd, const char *s, size_t n)
@@ -60,13 +60,14 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	 * name for a link that would steer moat's write. */
 	cleanup_close int json_fd = -1;
 	if (json && *json &&
-	    (json_fd = open(json, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+	    (json_fd = open(json, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) <
+	        0) {
 		error_set(err, "cannot open '%s': %s", json, strerror(errno));
 		return EXIT_MOAT_FAILED;
 	}
 	struct traced t = {s, cmd};
 	struct trace_opts o = {
-		.child = exec_traced, .arg = &t, .name = cmd[0], .lingering = say_lingering};
+	    .child = exec_traced, .arg = &t, .name = cmd[0], .lingering = say_lingering};
 	struct trace_log log = {0};
 	int wstatus = 0;
 	if (trace_run(&o, &log, &wstatus, err) < 0) {
@@ -88,7 +89,7 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 		fputs(sb_str(&doc), stderr);
 	if (json_fd >= 0 && write_all(json_fd, doc.buf, doc.len) < 0)
 		fprintf(stderr, "moat: cannot write the JSON report to '%s': %s\n", json,
-			strerror(errno));
+		        strerror(errno));
 	sb_release(&report);
 	sb_release(&doc);
 	trace_log_free(&log);
@@ -129,7 +130,8 @@ int cmd_run(int argc, char **argv, const struct global_opts *g)
 		if (launch_set_command(&l, cmd[0], &err) < 0)
 			status = err.status;
 		else
-			status = trace ? run_traced(&l, cmd, json, &err) : launch_enter(&l, cmd, &err);
+			status =
+			    trace ? run_traced(&l, cmd, json, &err) : launch_enter(&l, cmd, &err);
 	}
 	launch_free(&l);
 	return err.msg[0] ? cli_fail(&err, status) : status;

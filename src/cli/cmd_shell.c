@@ -33,7 +33,8 @@ int cmd_shell(int argc, char **argv, const struct global_opts *g)
 {
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
-			return cli_usage_error(cli_command("shell"), "unknown option '%s'", argv[i]);
+			return cli_usage_error(cli_command("shell"), "unknown option '%s'",
+			                       argv[i]);
 	struct error err = {0};
 	struct launch l;
 	int status = EXIT_MOAT_FAILED;
@@ -42,7 +43,8 @@ int cmd_shell(int argc, char **argv, const struct global_opts *g)
 		const char *shell = getenv("SHELL");
 		char *cmd[4];
 		shell_command(shell && shell[0] == '/' ? shell : "/bin/sh", cmd);
-		status = launch_set_command(&l, cmd[0], &err) < 0 ? err.status : launch_enter(&l, cmd, &err);
+		status = launch_set_command(&l, cmd[0], &err) < 0 ? err.status
+		                                                  : launch_enter(&l, cmd, &err);
 	}
 	launch_free(&l);
 	return cli_fail(&err, status);

@@ -16,10 +16,12 @@ static int update_one(const char *name, bool named, const struct global_opts *g)
 	if (nix_update(name, named, &chg, &err) < 0)
 		return cli_fail(&err, 1);
 	if (chg.stale) {
-		printf("%s: stale, left alone: pinned from '%s', but the name now resolves in '%s'\n",
-		       name, chg.flake, chg.stale);
-		fprintf(stderr, "hint: 'moat update %s' resolves it there; 'moat unpin %s' drops it\n",
-			name, name);
+		printf(
+		    "%s: stale, left alone: pinned from '%s', but the name now resolves in '%s'\n",
+		    name, chg.flake, chg.stale);
+		fprintf(stderr,
+		        "hint: 'moat update %s' resolves it there; 'moat unpin %s' drops it\n",
+		        name, name);
 		nix_pin_change_free(&chg);
 		return 0;
 	}
@@ -29,9 +31,9 @@ static int update_one(const char *name, bool named, const struct global_opts *g)
 		printf("%s: %s -> %s\n", name, chg.old_rev, chg.new_rev);
 	if (chg.unpinnable)
 		fprintf(stderr,
-			"moat: %s: '%s' cannot be pinned to a revision (%s); the pin holds "
-			"only the store path\n",
-			name, chg.flake, chg.unpinnable);
+		        "moat: %s: '%s' cannot be pinned to a revision (%s); the pin holds "
+		        "only the store path\n",
+		        name, chg.flake, chg.unpinnable);
 	cli_verbose(g, "%s: %s -> %s", name, chg.old_store, chg.new_store);
 	nix_pin_change_free(&chg);
 	return 0;
@@ -42,7 +44,7 @@ int cmd_update(int argc, char **argv, const struct global_opts *g)
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
 			return cli_usage_error(cli_command("update"), "unknown option '%s'",
-					       argv[i]);
+			                       argv[i]);
 	int status = 0;
 	if (argc > 1) {
 		for (int i = 1; i < argc; i++)

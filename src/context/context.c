@@ -13,10 +13,15 @@
 /* /etc entries that DNS, TLS and time need; on some systems they are
  * symlinks to files outside /etc (resolv.conf -> /run/systemd/...). */
 static const char *const etc_needed[] = {
-	"/etc/resolv.conf", "/etc/hosts",    "/etc/nsswitch.conf",
-	"/etc/host.conf",   "/etc/gai.conf", "/etc/localtime",
-	"/etc/timezone",    "/etc/ssl/certs/ca-certificates.crt",
-	"/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/pki/tls/certs/ca-bundle.crt",
 };
 
 /* The writable area strictly containing path, or NULL. */
@@ -94,9 +99,14 @@ static int resolve_unplanted(const char *path, const char *const *areas, size_t 
 		}
 		const char *area = area_around(cand, areas, n);
 		if (area) {
-			error_set(err, "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
-				       "code can write", what, path, cand, area);
-			error_hint(err, "name the real directory, or remove the link if you did not make it");
+			error_set(
+			    err,
+			    "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
+			    "code can write",
+			    what, path, cand, area);
+			error_hint(
+			    err,
+			    "name the real directory, or remove the link if you did not make it");
 			err->status = EXIT_MOAT_FAILED;
 			free(cand), free(c), free(todo), free(resolved);
 			return -1;
@@ -153,7 +163,8 @@ const char *context_real_home(struct error *err)
 
 static void gather_etc_links(struct context *c)
 {
-	for (size_t i = 0; i < ARRAY_LEN(etc_needed) && c->netc_links < ARRAY_LEN(c->etc_links); i++) {
+	for (size_t i = 0; i < ARRAY_LEN(etc_needed) && c->netc_links < ARRAY_LEN(c->etc_links);
+	     i++) {
 		struct stat st;
 		/* Only a symlink can lead outside /etc; most entries are not one. */
 		if (lstat(etc_needed[i], &st) < 0 || !S_ISLNK(st.st_mode))
@@ -253,25 +264,25 @@ enum platform context_platform(void)
 }
 
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
-			  struct error *err)
+                          struct error *err)
 {
 	struct profile_input in = {
-		.platform = platform,
-		.root = c->root,
-		.home = c->home,
-		.terminals = (const char *const *)c->terminals,
-		.nterminals = c->nterminals,
-		.etc_links = (const char *const *)c->etc_links,
-		.netc_links = c->netc_links,
-		.grants = c->grants,
-		.ngrants = c->ngrants,
-		.jailbreaks = (const char *const *)c->jailbreaks,
-		.njailbreaks = c->njailbreaks,
-		.shell_dirs = (const char *const *)c->shell_dirs,
-		.nshell_dirs = c->nshell_dirs,
-		.wrapper = c->wrapper,
-		.sockets = (const char *const *)c->sockets,
-		.nsockets = c->nsockets,
+	    .platform = platform,
+	    .root = c->root,
+	    .home = c->home,
+	    .terminals = (const char *const *)c->terminals,
+	    .nterminals = c->nterminals,
+	    .etc_links = (const char *const *)c->etc_links,
+	    .netc_links = c->netc_links,
+	    .grants = c->grants,
+	    .ngrants = c->ngrants,
+	    .jailbreaks = (const char *const *)c->jailbreaks,
+	    .njailbreaks = c->njailbreaks,
+	    .shell_dirs = (const char *const *)c->shell_dirs,
+	    .nshell_dirs = c->nshell_dirs,
+	    .wrapper = c->wrapper,
+	    .sockets = (const char *const *)c->sockets,
+	    .nsockets = c->nsockets,
 	};
 	return profile_build(&in, out, err);
 }

@@ -11,15 +11,15 @@
 #include "profile/profile.h"
 
 struct context {
-	char *root;        /* canonical project root */
-	char *home;        /* the real HOME, canonical when it exists */
+	char *root; /* canonical project root */
+	char *home; /* the real HOME, canonical when it exists */
 	char *terminals[3];
 	size_t nterminals;
 	char *etc_links[16];
 	size_t netc_links;
 	char **shell_dirs; /* canonical */
 	size_t nshell_dirs;
-	char *wrapper;     /* canonical moat-wrapper that shells link to, or NULL */
+	char *wrapper; /* canonical moat-wrapper that shells link to, or NULL */
 	struct grant *grants;
 	size_t ngrants;
 	char **jailbreaks;
@@ -45,7 +45,7 @@ enum platform context_platform(void);
 /* The profile for this context on a platform (context_platform() for
  * enforcement; macOS for `moat profile --format=sbpl` anywhere). */
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
-			  struct error *err);
+                          struct error *err);
 
 /* The canonical form of a path that may not exist yet: its deepest existing
  * ancestor resolved, the rest appended. Caller frees; NULL + err if relative. */
@@ -63,8 +63,8 @@ char *context_canonical_prefix(const char *path, struct error *err);
  * refusing symlinks below an area). *canon is NULL when path does not exist
  * (errno says why, as realpath's would).
  * Returns 0, or -1 with err (status EXIT_MOAT_FAILED). */
-int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
-			      char **canon, struct error *err);
+int context_resolve_unplanted(const char *path, const char *const *areas, size_t n,
+                              const char *what, char **canon, struct error *err);
 
 /* As context_resolve_unplanted, but a path that does not exist yet gets the
  * canonical form it will have: its deepest existing ancestor, resolved and

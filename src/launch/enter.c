@@ -19,8 +19,8 @@ static int confirm(struct launch *l, struct error *err)
 {
 	const char *home_seen = l->overrides.home ? l->overrides.home : l->ctx.home;
 	struct strbuf warnings = STRBUF_INIT;
-	int rc = (l->session ? confirm_start_session : confirm_start)(l->ctx.home, l->name, &l->profile,
-								       home_seen, &warnings, err);
+	int rc = (l->session ? confirm_start_session : confirm_start)(
+	    l->ctx.home, l->name, &l->profile, home_seen, &warnings, err);
 	if (warnings.len && l->print_warnings)
 		l->print_warnings(warnings.buf);
 	sb_release(&warnings);
@@ -37,14 +37,17 @@ static int make_tmpdir(const char *root, struct error *err)
 		return error_set(err, "cannot open '%s': %s", root, strerror(errno));
 	if (mkdirat(rootfd, ".moat", 0755) < 0 && errno != EEXIST)
 		return error_set(err, "cannot create '%s/.moat': %s", root, strerror(errno));
-	cleanup_close int moatfd = openat(rootfd, ".moat", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cleanup_close int moatfd =
+	    openat(rootfd, ".moat", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (moatfd < 0)
 		return error_set(err, "cannot open '%s/.moat': %s", root, strerror(errno));
 	if (mkdirat(moatfd, "tmp", 0700) < 0 && errno != EEXIST)
 		return error_set(err, "cannot create '%s/.moat/tmp': %s", root, strerror(errno));
-	cleanup_close int fd = openat(moatfd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	cleanup_close int fd = openat(moatfd, ".gitignore",
+	                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 && errno != EEXIST)
-		return error_set(err, "cannot create '%s/.moat/.gitignore': %s", root, strerror(errno));
+		return error_set(err, "cannot create '%s/.moat/.gitignore': %s", root,
+		                 strerror(errno));
 	/* "*" ignores the directory's contents and the .gitignore itself. */
 	if (fd >= 0 && write(fd, "*\n", 2) != 2)
 		return error_set(err, "cannot write '%s/.moat/.gitignore'", root);
@@ -99,13 +102,15 @@ static int exec_error(const struct launch *l, int e, struct error *err)
 	error_set(err, "cannot run '%s': %s", l->exe, strerror(e));
 	cleanup_free char *canon = realpath(l->exe, NULL);
 	struct stat st;
-	if (e == EACCES && stat(l->exe, &st) == 0 && S_ISREG(st.st_mode) && access(l->exe, X_OK) == 0 &&
-	    canon && !path_is_under(canon, l->ctx.root)) {
+	if (e == EACCES && stat(l->exe, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(l->exe, X_OK) == 0 && canon && !path_is_under(canon, l->ctx.root)) {
 		/* Grant the directory, unless that would be home or above it. */
 		cleanup_free char *dir = path_dirname(canon);
 		const char *what = path_home_refusal(dir, l->ctx.home) ? canon : dir;
-		error_hint(err, "the sandbox does not allow running it; to grant it:  moat allow %s %s --exec",
-			   l->name, what);
+		error_hint(
+		    err,
+		    "the sandbox does not allow running it; to grant it:  moat allow %s %s --exec",
+		    l->name, what);
 	}
 	err->status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 	return err->status;

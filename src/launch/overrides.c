@@ -21,7 +21,7 @@ int overrides_collect(struct env_overrides *o, struct error *err)
 		size_t len = (size_t)(eq - name);
 		if (!len || strncmp(name, "MOAT_", 5) == 0) {
 			error_set(err, "refusing %.*s: it would change moat's own settings",
-				  (int)(eq - *e), *e);
+			          (int)(eq - *e), *e);
 			overrides_free(o);
 			return -1;
 		}
@@ -59,7 +59,7 @@ void overrides_free(struct env_overrides *o)
 }
 
 int overrides_check_home(const struct env_overrides *o, const struct profile *p, const char *bin,
-			 struct error *err)
+                         struct error *err)
 {
 	const char *home_override = o->home;
 	if (!home_override)
@@ -75,10 +75,11 @@ int overrides_check_home(const struct env_overrides *o, const struct profile *p,
 	 * that variable expanded empty outside it: granting it is nonsense. */
 	error_hint(err, "put it in the project: MOAT_ENV_HOME=%s/.moat/home", p->root);
 	if (!path_is_under(home_override, "/.moat"))
-		error_hint(err, "or grant it explicitly:  moat allow %s %s --write", bin, home_override);
+		error_hint(err, "or grant it explicitly:  moat allow %s %s --write", bin,
+		           home_override);
 	else
 		error_hint(err, "($MOAT_ROOT is set only inside the sandbox, so outside it "
-				"$MOAT_ROOT/.moat/home is /.moat/home)");
+		                "$MOAT_ROOT/.moat/home is /.moat/home)");
 	err->status = EXIT_MOAT_FAILED;
 	return -1;
 }

@@ -23,6 +23,6 @@ void overrides_free(struct env_overrides *o);
 /* MOAT_ENV_HOME must be writable inside the sandbox (under the root or a
  * write grant); otherwise refuse, naming both ways out. */
 int overrides_check_home(const struct env_overrides *o, const struct profile *p, const char *bin,
-			 struct error *err);
+                         struct error *err);
 
 #endif

@@ -12,7 +12,8 @@ int plan_load_config(struct launch *l, struct error *err)
 int plan_build_profile(struct launch *l, const char *bin, struct error *err)
 {
 	if (context_add_config_grants(&l->ctx, &l->cfg, bin, &l->warnings, err) < 0 ||
-	    context_add_config_sockets(&l->ctx, &l->cfg, err) < 0 || sandbox_probe(&l->support, err) < 0)
+	    context_add_config_sockets(&l->ctx, &l->cfg, err) < 0 ||
+	    sandbox_probe(&l->support, err) < 0)
 		return -1;
 	return context_build_profile(&l->ctx, context_platform(), &l->profile, err);
 }

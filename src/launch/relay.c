@@ -24,7 +24,8 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static const int relayed_signals[] = {SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCONT, SIGUSR1, SIGUSR2};
+static const int relayed_signals[] = {SIGWINCH, SIGINT,  SIGTERM, SIGHUP,
+                                      SIGQUIT,  SIGCONT, SIGUSR1, SIGUSR2};
 
 static void catch_signals(void)
 {
@@ -72,7 +73,8 @@ static void leave_raw(struct relay *r)
 
 int relay_open(struct relay *r, struct error *err)
 {
-	*r = (struct relay){.master = -1, .slave = -1, .user_in = -1, .user_out = -1, .user_tty = -1};
+	*r = (struct relay){
+	    .master = -1, .slave = -1, .user_in = -1, .user_out = -1, .user_tty = -1};
 	for (int fd = 0; fd <= 2; fd++) {
 		r->on_slave[fd] = isatty(fd);
 		if (r->on_slave[fd] && r->user_tty < 0)
@@ -85,10 +87,11 @@ int relay_open(struct relay *r, struct error *err)
 	r->user_out = r->on_slave[1] ? 1 : r->on_slave[2] ? 2 : r->user_tty;
 	r->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	const char *name = r->master >= 0 && grantpt(r->master) == 0 && unlockpt(r->master) == 0
-				   ? ptsname(r->master)
-				   : NULL;
+	                       ? ptsname(r->master)
+	                       : NULL;
 	if (!name)
-		return error_set(err, "cannot make a pseudo-terminal for the sandbox: %s", strerror(errno));
+		return error_set(err, "cannot make a pseudo-terminal for the sandbox: %s",
+		                 strerror(errno));
 	r->slave_path = xstrdup(name);
 	r->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (r->slave < 0)
@@ -196,10 +199,10 @@ void relay_until_event(struct relay *r, int events_fd, pid_t session_pid)
 	for (;;) {
 		bool reading = r->master >= 0 && r->raw && r->user_in >= 0 && !r->npending;
 		struct pollfd p[4] = {
-			{.fd = events_fd, .events = POLLIN},
-			{.fd = signal_pipe[0], .events = POLLIN},
-			{.fd = r->master, .events = POLLIN | (r->npending ? POLLOUT : 0)},
-			{.fd = reading ? r->user_in : -1, .events = POLLIN},
+		    {.fd = events_fd, .events = POLLIN},
+		    {.fd = signal_pipe[0], .events = POLLIN},
+		    {.fd = r->master, .events = POLLIN | (r->npending ? POLLOUT : 0)},
+		    {.fd = reading ? r->user_in : -1, .events = POLLIN},
 		};
 		if (poll(p, 4, -1) < 0 && errno != EINTR)
 			return;

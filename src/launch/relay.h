@@ -16,12 +16,12 @@
 struct relay {
 	int master, slave; /* -1 when no standard descriptor is a terminal */
 	char *slave_path;
-	bool on_slave[3];  /* which of stdin, stdout, stderr the tool gets the slave for */
-	int user_in;       /* the user's terminal to read keystrokes from, or -1 */
-	int user_out;      /* the user's terminal to show the tool's output on */
-	int user_tty;      /* one of them, for modes and window size */
+	bool on_slave[3]; /* which of stdin, stdout, stderr the tool gets the slave for */
+	int user_in;      /* the user's terminal to read keystrokes from, or -1 */
+	int user_out;     /* the user's terminal to show the tool's output on */
+	int user_tty;     /* one of them, for modes and window size */
 	struct termios saved;
-	bool raw;          /* the user's terminal is in raw mode now */
+	bool raw;           /* the user's terminal is in raw mode now */
 	char pending[4096]; /* keystrokes not yet taken by the pseudo-terminal */
 	size_t npending;
 };

@@ -33,8 +33,8 @@
 
 /* What the supervisor tells moat. */
 struct event {
-	char kind;  /* 'S' the tool stopped (value: the signal), 'X' it ended
-		     * (value: its wait status), 'E' moat failed (an error follows) */
+	char kind; /* 'S' the tool stopped (value: the signal), 'X' it ended
+	            * (value: its wait status), 'E' moat failed (an error follows) */
 	int value;
 };
 
@@ -114,7 +114,7 @@ static int supervise(pid_t tool, int events, int control)
 	int status = 0;
 	for (;;) {
 		struct pollfd p[2] = {{.fd = supervisor_signal_pipe[0], .events = POLLIN},
-				      {.fd = control, .events = POLLIN}};
+		                      {.fd = control, .events = POLLIN}};
 		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			break;
 		unsigned char sig;
@@ -157,7 +157,7 @@ static void kill_leftovers(void)
 }
 
 static void supervisor(struct launch *l, struct relay *r, char **argv, bool isolated,
-		       const struct channels *ch)
+                       const struct channels *ch)
 {
 	close(ch->events[0]);
 	close(ch->control[1]);
@@ -256,7 +256,8 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		return EXIT_MOAT_FAILED;
 	}
 	if (r.slave_path)
-		profile_add_rule(&l->profile, r.slave_path, ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL, NULL);
+		profile_add_rule(&l->profile, r.slave_path, ACCESS_RW | ACCESS_IOCTL,
+		                 ORIGIN_TERMINAL, NULL);
 	bool isolated;
 	pid_t pid = sandbox_spawn(l->profile.isolate, &isolated);
 	if (pid == 0)

@@ -30,7 +30,7 @@ static char *find_wrapper(void)
  * not resolve is a warning, so that it stops no command that does not need
  * it (one that does then fails to find its tool, below the warning). */
 static int add_shells(struct launch *l, const char *const *names, size_t n, size_t nrequired,
-		      struct error *err)
+                      struct error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	size_t nareas;
@@ -40,7 +40,8 @@ static int add_shells(struct launch *l, const char *const *names, size_t n, size
 		cleanup_free char *dir = NULL;
 		rc = shell_find(names[i], l->ctx.home, context_resolve_shell, areas, &dir, err);
 		if (rc < 0 && i >= nrequired) {
-			sb_addf(&l->warnings, "default shell '%s' skipped: %s\n", names[i], err->msg);
+			sb_addf(&l->warnings, "default shell '%s' skipped: %s\n", names[i],
+			        err->msg);
 			for (const char *h = err->hint; *h;) {
 				size_t len = strcspn(h, "\n");
 				sb_addf(&l->warnings, "  %.*s\n", (int)len, h);
@@ -91,7 +92,7 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
 		const char **found;
 		size_t nfound;
 		enum config_shells_from from = config_detect_shells(
-			&l->cfg, l->ctx.root, l->ctx.home, marker_exists, NULL, &found, &nfound);
+		    &l->cfg, l->ctx.root, l->ctx.home, marker_exists, NULL, &found, &nfound);
 		for (size_t i = 0; i < nfound; i++)
 			add_name(&names, &n, found[i]);
 		free(found);
@@ -99,7 +100,8 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
 			sb_adds(&l->info, "using shells ");
 			for (size_t i = 0; i < n; i++)
 				sb_addf(&l->info, "%s%s", i ? ", " : "", names[i]);
-			sb_addf(&l->info, " (%s)\n", from == CONFIG_SHELLS_LINK ? "linked" : "detected");
+			sb_addf(&l->info, " (%s)\n",
+			        from == CONFIG_SHELLS_LINK ? "linked" : "detected");
 		}
 	}
 	size_t nrequired = n;
@@ -148,13 +150,16 @@ static void resolve_jailbreaks(struct launch *l)
 		}
 		exe = unwrap_tool(l, exe);
 		if (!exe) {
-			sb_addf(&l->warnings, "jailbreak '%s' resolves to a wrapped tool whose real binary "
-					      "cannot be found, skipped\n", name);
+			sb_addf(&l->warnings,
+			        "jailbreak '%s' resolves to a wrapped tool whose real binary "
+			        "cannot be found, skipped\n",
+			        name);
 			continue;
 		}
 		sb_addf(&l->notes, "jailbreak %s: %s\n", name, exe);
 		sb_addf(&env, "%s%s", env.len ? ":" : "", exe);
-		l->ctx.jailbreaks = xrealloc_array(l->ctx.jailbreaks, l->ctx.njailbreaks + 1, sizeof(char *));
+		l->ctx.jailbreaks =
+		    xrealloc_array(l->ctx.jailbreaks, l->ctx.njailbreaks + 1, sizeof(char *));
 		l->ctx.jailbreaks[l->ctx.njailbreaks++] = exe;
 	}
 	l->jailbreak_env = env.len ? sb_detach(&env) : NULL;
@@ -167,8 +172,8 @@ static void say_what_is_open(struct launch *l)
 	if (socket_warning)
 		sb_addf(&l->warnings, "%s\n", socket_warning);
 	if (l->support.not_enforced[0])
-		sb_addf(&l->info, "not enforced by this kernel (Landlock ABI %d): %s\n", l->support.abi,
-			l->support.not_enforced);
+		sb_addf(&l->info, "not enforced by this kernel (Landlock ABI %d): %s\n",
+		        l->support.abi, l->support.not_enforced);
 }
 
 int launch_plan_session(struct launch *l, char *const *shells, size_t n, struct error *err)

@@ -16,8 +16,9 @@ static int read_root(struct launch *l, struct error *err)
 	const char *root = getenv(ENV_ROOT);
 	if (!root || !*root) {
 		error_set(err, "MOAT_ROOT is not set, so there is no sandbox root");
-		error_hint(err, "run tools through 'moat run' or 'moat shell', or set MOAT_ROOT to the "
-				"project root");
+		error_hint(err,
+		           "run tools through 'moat run' or 'moat shell', or set MOAT_ROOT to the "
+		           "project root");
 		return -1;
 	}
 	const char *home = context_real_home(err);
@@ -91,8 +92,8 @@ static bool is_jailbroken(const struct launch *l, const struct tool *t)
 	if (!by_config && (!list || !*list))
 		return false;
 	cleanup_free char *real = realpath(t->real, NULL);
-	if (!real || !in_shells_path(t->shell_dir, l->ctx.home) || sandbox_writable(l, t->shell_dir) ||
-	    sandbox_writable(l, real))
+	if (!real || !in_shells_path(t->shell_dir, l->ctx.home) ||
+	    sandbox_writable(l, t->shell_dir) || sandbox_writable(l, real))
 		return false;
 	if (by_config)
 		return true;
@@ -106,7 +107,8 @@ static bool is_jailbroken(const struct launch *l, const struct tool *t)
 
 int launch_plan_tool(struct launch *l, const struct tool *t, struct error *err)
 {
-	*l = (struct launch){.exe = xstrdup(t->real), .name = xstrdup(t->name), .shell_dir = t->shell_dir};
+	*l = (struct launch){
+	    .exe = xstrdup(t->real), .name = xstrdup(t->name), .shell_dir = t->shell_dir};
 	if (read_root(l, err) < 0 || overrides_collect(&l->overrides, err) < 0)
 		return -1;
 	/* Inside a session its profile is in force: no second layer (Landlock

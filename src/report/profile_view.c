@@ -28,11 +28,12 @@ static void add_padded(struct strbuf *out, const char *s, int width, bool utf8)
 
 static const char *isolation_text(bool isolated)
 {
-	return isolated ? "own PID, mount and IPC namespaces: a /proc of its own, private /tmp, "
-			  "/var/tmp and /dev/shm, protected paths read-only"
-			: "none here (nested in a session, user namespaces off, or root without "
-			  "CAP_SYS_ADMIN): the host's /tmp, /var/tmp and /dev/shm stay denied, System V "
-			  "IPC is shared, protected paths are not read-only";
+	return isolated
+	           ? "own PID, mount and IPC namespaces: a /proc of its own, private /tmp, "
+	             "/var/tmp and /dev/shm, protected paths read-only"
+	           : "none here (nested in a session, user namespaces off, or root without "
+	             "CAP_SYS_ADMIN): the host's /tmp, /var/tmp and /dev/shm stay denied, System V "
+	             "IPC is shared, protected paths are not read-only";
 }
 
 void profile_render_text(const struct profile *p, const struct profile_facts *f, struct strbuf *out)
@@ -74,8 +75,9 @@ void profile_render_text(const struct profile *p, const struct profile_facts *f,
 		        "unix sockets: only those under the root, write grants and .sockets in "
 		        "config.zon\n");
 	sb_addf(out, "isolation: %s\n", isolation_text(f->isolated));
-	sb_addf(out, "ipc: %s\n", f->isolated ? "private /dev/shm and System V IPC (own namespaces)"
-					     : "/dev/shm denied, System V IPC shared with your processes");
+	sb_addf(out, "ipc: %s\n",
+	        f->isolated ? "private /dev/shm and System V IPC (own namespaces)"
+	                    : "/dev/shm denied, System V IPC shared with your processes");
 	sb_adds(out, "terminal: its own pseudo-terminal, relayed to yours\n");
 	sb_addf(out, "kernel: Landlock ABI %d\n", f->abi);
 	sb_addf(out, "not enforced: %s\n", f->not_enforced[0] ? f->not_enforced : "nothing");

@@ -10,13 +10,12 @@
 #include "base/strbuf.h"
 #include "profile/profile.h"
 
-
 struct profile_facts {
 	const bool *absent;         /* per rule: its path does not exist, so no rule is made */
 	int abi;                    /* the kernel's Landlock ABI */
 	const char *not_enforced;   /* what this kernel cannot enforce, "" for nothing */
 	const char *socket_warning; /* sandbox_socket_warning(), or NULL */
-	bool isolated;              /* a session here gets its own namespaces (sandbox_isolation_works) */
+	bool isolated; /* a session here gets its own namespaces (sandbox_isolation_works) */
 };
 
 /* The version of the JSON documents moat writes; docs/json.md says what a

@@ -147,13 +147,14 @@ static int bind_fd(int fd, const char *target, bool writable, struct error *err)
 	char src[64];
 	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
 	if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) < 0)
-		return error_set(err, "cannot bind '%s' into the sandbox: %s", target, strerror(errno));
+		return error_set(err, "cannot bind '%s' into the sandbox: %s", target,
+		                 strerror(errno));
 	if (writable)
 		return 0;
 	unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | locked_flags(fd);
 	if (mount(NULL, target, NULL, flags, NULL) < 0)
 		return error_set(err, "cannot make '%s' read-only in the sandbox: %s", target,
-				 strerror(errno));
+		                 strerror(errno));
 	return 0;
 }
 
@@ -169,7 +170,8 @@ static int make_mount_point(const char *path, int fd, struct error *err)
 		return -1;
 	int rc = S_ISDIR(st.st_mode) ? mkdir(path, 0755) : mknod(path, S_IFREG | 0600, 0);
 	if (rc < 0 && errno != EEXIST)
-		return error_set(err, "cannot make a mount point at '%s': %s", path, strerror(errno));
+		return error_set(err, "cannot make a mount point at '%s': %s", path,
+		                 strerror(errno));
 	return 0;
 }
 
@@ -193,7 +195,8 @@ static void carried_free(struct carried *c, size_t n)
  * each opened now (no symlinks: the path is canonical). Returns false when
  * dir itself is granted (or lies below a grant): the user gave the host's
  * dir on purpose, so it is not replaced. */
-static bool collect_carried(const struct profile *p, const char *dir, struct carried **out, size_t *n)
+static bool collect_carried(const struct profile *p, const char *dir, struct carried **out,
+                            size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -209,7 +212,8 @@ static bool collect_carried(const struct profile *p, const char *dir, struct car
 		if (fd < 0) /* not there: no rule, nothing to carry */
 			continue;
 		*out = xrealloc_array(*out, *n + 1, sizeof(**out));
-		(*out)[(*n)++] = (struct carried){xstrdup(r->path), fd, (r->access & ACCESS_WRITE) != 0};
+		(*out)[(*n)++] =
+		    (struct carried){xstrdup(r->path), fd, (r->access & ACCESS_WRITE) != 0};
 	}
 	return true;
 }
@@ -266,7 +270,8 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
 	/* Private propagation first: root's new namespace still shares mount
 	 * events with the host's, and nothing here may appear there. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return error_set(err, "cannot make the sandbox's mounts private: %s", strerror(errno));
+		return error_set(err, "cannot make the sandbox's mounts private: %s",
+		                 strerror(errno));
 	/* Our PID namespace's /proc: only the sandbox's processes. */
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return error_set(err, "cannot mount the sandbox's /proc: %s", strerror(errno));

@@ -75,12 +75,12 @@
 #define SOCKETCALL_SOCKETPAIR 8u
 #define SOCK_TYPE_BITS        0xfu /* the kernel's SOCK_TYPE_MASK: type without flags */
 
-#define SETID_BITS    06000u /* S_ISUID | S_ISGID */
-#define CREATE_FLAGS  (0100u | 020000000u) /* O_CREAT | __O_TMPFILE: open's mode is used */
-#define PRIO_PROCESS_ 0u
+#define SETID_BITS          06000u               /* S_ISUID | S_ISGID */
+#define CREATE_FLAGS        (0100u | 020000000u) /* O_CREAT | __O_TMPFILE: open's mode is used */
+#define PRIO_PROCESS_       0u
 #define IOPRIO_WHO_PROCESS_ 1u
-#define SYS_FCHMODAT2 452u   /* Linux 6.6, same number everywhere; newer than Debian 12's headers */
-#define SYS_OPENAT2   437u   /* Linux 5.6, same number everywhere */
+#define SYS_FCHMODAT2       452u /* Linux 6.6, same number everywhere; newer than Debian 12's headers */
+#define SYS_OPENAT2         437u /* Linux 5.6, same number everywhere */
 
 #define NO_NR UINT32_MAX
 
@@ -88,12 +88,12 @@
 struct abi_numbers {
 	uint32_t ioctl, socket, socketpair, socketcall;
 	uint32_t prlimit64, setpriority, ioprio_set, setpgid;
-	uint32_t open, openat;    /* flags in arg 1 / 2, mode in arg 2 / 3 */
-	uint32_t unavailable[4];  /* always ENOSYS: io_uring_*, openat2 */
-	uint32_t keyrings[3];     /* always ENOSYS */
-	uint32_t refused[9];      /* always EPERM */
-	uint32_t mode_in_arg1[4]; /* chmod, fchmod, creat, mknod: refused with set-id bits */
-	uint32_t mode_in_arg2[3]; /* fchmodat, fchmodat2, mknodat */
+	uint32_t open, openat;     /* flags in arg 1 / 2, mode in arg 2 / 3 */
+	uint32_t unavailable[4];   /* always ENOSYS: io_uring_*, openat2 */
+	uint32_t keyrings[3];      /* always ENOSYS */
+	uint32_t refused[9];       /* always EPERM */
+	uint32_t mode_in_arg1[4];  /* chmod, fchmod, creat, mknod: refused with set-id bits */
+	uint32_t mode_in_arg2[3];  /* fchmodat, fchmodat2, mknodat */
 	uint32_t path_truncate[2]; /* truncate, and i386's truncate64 */
 };
 
@@ -458,7 +458,8 @@ void seccomp_report_to_tracer(void)
 static uint32_t refusal(int err)
 {
 	if (report_to_tracer)
-		return SECCOMP_RET_TRAP | SECCOMP_REPORT_MARK | ((uint32_t)err & SECCOMP_REPORT_ERRNO_BITS);
+		return SECCOMP_RET_TRAP | SECCOMP_REPORT_MARK |
+		       ((uint32_t)err & SECCOMP_REPORT_ERRNO_BITS);
 	return SECCOMP_RET_ERRNO | ((uint32_t)err & SECCOMP_RET_DATA);
 }
 

@@ -62,7 +62,7 @@ struct seccomp_policy seccomp_policy_for(int landlock_abi, bool sockets_let_thro
  * The call is skipped by the kernel either way; a SIGSYS nobody handles
  * kills the process, so without the tracer nothing more is allowed. */
 void seccomp_report_to_tracer(void);
-#define SECCOMP_REPORT_MARK 0x7000u
+#define SECCOMP_REPORT_MARK       0x7000u
 #define SECCOMP_REPORT_ERRNO_BITS 0x0fffu
 
 /* Install the filter on the calling thread (no_new_privs must be set).

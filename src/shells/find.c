@@ -104,7 +104,8 @@ static void add_suggestions(struct strbuf *out, const char *name, char **a, char
 }
 
 /* The one message for a bare name that no local shell and no flake has. */
-static void unknown_shell(const char *name, const char *home, enum nix_unknown why, struct error *err)
+static void unknown_shell(const char *name, const char *home, enum nix_unknown why,
+                          struct error *err)
 {
 	cleanup_free char *search = shells_search_path(home);
 	struct error nix = *err;
@@ -176,7 +177,7 @@ static int resolve_realpath(const char *path, char **canon, void *arg, struct er
 }
 
 int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, void *arg, char **dir,
-	       struct error *err)
+               struct error *err)
 {
 	/* FLAKE#ATTR names its flake; the flake may well contain a slash. */
 	if (strchr(name, '#'))
@@ -206,7 +207,8 @@ int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, vo
 			continue;
 		cleanup_free char *cand = path_join(*d, name);
 		cleanup_free char *canon = NULL;
-		if (resolve(cand, &canon, arg, err) < 0 || (canon && check_shell_dir(canon, err) < 0)) {
+		if (resolve(cand, &canon, arg, err) < 0 ||
+		    (canon && check_shell_dir(canon, err) < 0)) {
 			rc = -1;
 		} else if (canon) {
 			*dir = steal_ptr(&canon);

@@ -38,7 +38,8 @@ struct nix_consent {
 /* How the nix code talks to the user and learns what it may trust, set by
  * cli/ (modules do not print). Unset callbacks are silent or say no. */
 struct nix_feedback {
-	const char *home; /* the real HOME: pins and wrapped packages live below it (XDG_STATE_HOME) */
+	const char
+	    *home;    /* the real HOME: pins and wrapped packages live below it (XDG_STATE_HOME) */
 	bool verbose; /* show nix's own output (nix -L) */
 	bool dry_run; /* evaluate, never build (moat check) */
 	bool tty;     /* stderr is a terminal: a build over a second gets an indicator */

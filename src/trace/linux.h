@@ -52,13 +52,13 @@ int trace_filter_install(struct error *err);
  * err: when the same operation would have succeeded without the sandbox,
  * add it to log. The thread must be stopped. */
 void trace_judge(pid_t tid, pid_t pid, const char *name, const char *tool, const struct sc_desc *d,
-		 const uint64_t args[6], int err, struct trace_log *log);
+                 const uint64_t args[6], int err, struct trace_log *log);
 
 /* The sandbox's seccomp filter refused system call nr (of audit arch
  * arch, with args) with err, and raised SIGSYS for the tracer
  * (seccomp_report_to_tracer): add what was refused to log. */
 void trace_judge_seccomp(pid_t tid, pid_t pid, const char *name, const char *tool, uint32_t arch,
-			 int nr, const uint64_t args[6], int err, struct trace_log *log);
+                         int nr, const uint64_t args[6], int err, struct trace_log *log);
 
 /* A NUL-terminated string of at most size - 1 bytes from the tracee. */
 bool trace_read_string(pid_t tid, uint64_t addr, char *buf, size_t size);

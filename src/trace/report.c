@@ -40,14 +40,14 @@ void trace_log_add(struct trace_log *log, const struct trace_denial *d)
 {
 	log->v = xrealloc_array(log->v, log->n + 1, sizeof(*log->v));
 	log->v[log->n++] = (struct trace_denial){
-		.pid = d->pid,
-		.name = xstrdup(d->name ? d->name : "?"),
-		.tool = dup_or_null(d->tool),
-		.op = d->op,
-		.path = dup_or_null(d->path),
-		.other = dup_or_null(d->other),
-		.detail = dup_or_null(d->detail),
-		.err = d->err,
+	    .pid = d->pid,
+	    .name = xstrdup(d->name ? d->name : "?"),
+	    .tool = dup_or_null(d->tool),
+	    .op = d->op,
+	    .path = dup_or_null(d->path),
+	    .other = dup_or_null(d->other),
+	    .detail = dup_or_null(d->detail),
+	    .err = d->err,
 	};
 }
 
@@ -65,12 +65,12 @@ void trace_log_free(struct trace_log *log)
 }
 
 static const char *const op_names[] = {
-	[TRACE_READ] = "read",       [TRACE_LIST] = "list",         [TRACE_WRITE] = "write",
-	[TRACE_EXEC] = "exec",       [TRACE_CREATE] = "create",     [TRACE_MKDIR] = "mkdir",
-	[TRACE_SYMLINK] = "symlink", [TRACE_BIND] = "bind",         [TRACE_REMOVE] = "remove",
-	[TRACE_RENAME] = "rename",   [TRACE_LINK] = "link",         [TRACE_SOCKET] = "socket",
-	[TRACE_IO_URING] = "io_uring", [TRACE_IOCTL] = "ioctl",     [TRACE_SETID] = "chmod",
-	[TRACE_SYSCALL] = "syscall",
+    [TRACE_READ] = "read",         [TRACE_LIST] = "list",     [TRACE_WRITE] = "write",
+    [TRACE_EXEC] = "exec",         [TRACE_CREATE] = "create", [TRACE_MKDIR] = "mkdir",
+    [TRACE_SYMLINK] = "symlink",   [TRACE_BIND] = "bind",     [TRACE_REMOVE] = "remove",
+    [TRACE_RENAME] = "rename",     [TRACE_LINK] = "link",     [TRACE_SOCKET] = "socket",
+    [TRACE_IO_URING] = "io_uring", [TRACE_IOCTL] = "ioctl",   [TRACE_SETID] = "chmod",
+    [TRACE_SYSCALL] = "syscall",
 };
 
 const char *trace_op_name(enum trace_op op)
@@ -109,7 +109,7 @@ struct need {
 #define MAX_NEEDS 2
 
 static void add_need(struct need *needs, size_t *n, const struct profile *p, char *path,
-		     unsigned access)
+                     unsigned access)
 {
 	if ((profile_access(p, path) & access) == access || *n == MAX_NEEDS) {
 		free(path);
@@ -122,7 +122,7 @@ static void add_need(struct need *needs, size_t *n, const struct profile *p, cha
  * REFER comes with it) in src_dir, and there at least the rights dst_dir
  * has, so the entry gains nothing by the move; write in dst_dir. */
 static size_t needs_for_move(const struct trace_denial *d, const struct profile *p,
-			     struct need *needs)
+                             struct need *needs)
 {
 	size_t n = 0;
 	char *src_dir = path_dirname(d->path);
@@ -137,18 +137,14 @@ static size_t needs_for_move(const struct trace_denial *d, const struct profile 
  * needs means the profile already gives that access: the sandbox refused for
  * a reason no grant changes. */
 static size_t needs_for(const struct trace_denial *d, const struct profile *p, struct need *needs,
-			const char **shown)
+                        const char **shown)
 {
 	size_t n = 0;
 	*shown = d->path;
 	switch (d->op) {
 	case TRACE_READ:
-	case TRACE_LIST:
-		add_need(needs, &n, p, xstrdup(d->path), ACCESS_READ);
-		break;
-	case TRACE_WRITE:
-		add_need(needs, &n, p, xstrdup(d->path), ACCESS_RW);
-		break;
+	case TRACE_LIST: add_need(needs, &n, p, xstrdup(d->path), ACCESS_READ); break;
+	case TRACE_WRITE: add_need(needs, &n, p, xstrdup(d->path), ACCESS_RW); break;
 	case TRACE_EXEC:
 		add_need(needs, &n, p, xstrdup(d->path), ACCESS_RX);
 		/* The script may run; the kernel refused its interpreter. */
@@ -162,15 +158,10 @@ static size_t needs_for(const struct trace_denial *d, const struct profile *p, s
 	case TRACE_MKDIR:
 	case TRACE_SYMLINK:
 	case TRACE_BIND:
-	case TRACE_REMOVE:
-		add_need(needs, &n, p, path_dirname(d->path), ACCESS_RW);
-		break;
+	case TRACE_REMOVE: add_need(needs, &n, p, path_dirname(d->path), ACCESS_RW); break;
 	case TRACE_RENAME:
-	case TRACE_LINK:
-		n = needs_for_move(d, p, needs);
-		break;
-	default:
-		break;
+	case TRACE_LINK: n = needs_for_move(d, p, needs); break;
+	default: break;
 	}
 	return n;
 }
@@ -180,7 +171,7 @@ static size_t needs_for(const struct trace_denial *d, const struct profile *p, s
  * characters are refused or would be escaped, its nearest ancestor that is
  * neither. NULL with why set when there is none. */
 static char *acceptable_grant(const char *path, const char *shown, const char *home,
-			      struct strbuf *why)
+                              struct strbuf *why)
 {
 	if (path[0] != '/') {
 		sb_adds(why, "moat could not tell which directory it was relative to");
@@ -202,15 +193,17 @@ static char *acceptable_grant(const char *path, const char *shown, const char *h
 		} else {
 			sb_adds(why, "it needs a grant on ");
 			visible_add(why, grant, strlen(grant), visible_utf8_locale());
-			sb_addf(why, ", which %s your home directory, and moat allow refuses that", rel);
+			sb_addf(why, ", which %s your home directory, and moat allow refuses that",
+			        rel);
 		}
 		free(grant);
 		return NULL;
 	}
 	if (refused)
-		sb_addf(why, "the path itself is refused (%s); this is the nearest directory that "
-			     "is not",
-			refused);
+		sb_addf(why,
+		        "the path itself is refused (%s); this is the nearest directory that "
+		        "is not",
+		        refused);
 	return grant;
 }
 
@@ -222,7 +215,7 @@ static void add_shown(struct strbuf *sb, const char *s)
 static bool shell_safe(const char *s)
 {
 	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789_./:@%+,=-";
+	                           "0123456789_./:@%+,=-";
 	return s[strspn(s, safe)] == '\0';
 }
 
@@ -270,7 +263,7 @@ struct group {
 	unsigned ops;               /* 1 << enum trace_op */
 	pid_t pid;                  /* the first process refused */
 	const char *name, *tool;
-	pid_t *pids;                /* distinct processes */
+	pid_t *pids; /* distinct processes */
 	size_t npids;
 	size_t count;
 };
@@ -286,7 +279,7 @@ enum sugg_kind {
 struct suggestion {
 	enum sugg_kind kind;
 	const char *bin;
-	char *path;          /* GRANT: the path; SETTING: the value */
+	char *path; /* GRANT: the path; SETTING: the value */
 	unsigned access;
 	char *why;
 	const char *refused; /* NONE: what was refused, to show */
@@ -307,7 +300,7 @@ struct report {
 };
 
 static struct group *group_for(struct group **groups, size_t *n, const struct trace_denial *d,
-			       const char *key)
+                               const char *key)
 {
 	for (size_t i = 0; i < *n; i++)
 		if ((*groups)[i].op == d->op || trace_op_is_path(d->op))
@@ -316,7 +309,7 @@ static struct group *group_for(struct group **groups, size_t *n, const struct tr
 	*groups = xrealloc_array(*groups, *n + 1, sizeof(**groups));
 	struct group *g = &(*groups)[(*n)++];
 	*g = (struct group){
-		.op = d->op, .key = key, .pid = d->pid, .name = d->name, .tool = d->tool};
+	    .op = d->op, .key = key, .pid = d->pid, .name = d->name, .tool = d->tool};
 	if (key == d->path && d->other && (d->op == TRACE_RENAME || d->op == TRACE_LINK))
 		g->rel = "to", g->rel_path = d->other;
 	else if (trace_op_is_path(d->op) && key != d->path)
@@ -351,10 +344,10 @@ static size_t suggest(struct report *r, struct suggestion s)
 	for (size_t i = 0; i < r->nsugg; i++) {
 		struct suggestion *o = &r->sugg[i];
 		bool same = o->kind == s.kind &&
-			    (s.kind == SUGG_GRANT     ? strcmp(o->bin, s.bin) == 0 &&
-							    strcmp(o->path, s.path) == 0
-			     : s.kind == SUGG_SETTING ? strcmp(o->path, s.path) == 0
-						      : same_refusal(o, &s));
+		            (s.kind == SUGG_GRANT
+		                 ? strcmp(o->bin, s.bin) == 0 && strcmp(o->path, s.path) == 0
+		             : s.kind == SUGG_SETTING ? strcmp(o->path, s.path) == 0
+		                                      : same_refusal(o, &s));
 		if (same) {
 			o->access |= s.access;
 			free(s.path);
@@ -390,7 +383,7 @@ static void note(struct report *r, size_t entry, size_t sugg)
 }
 
 static void add_path_denial(struct report *r, size_t entry, const struct trace_denial *d,
-			    const struct profile *p, const char *home)
+                            const struct profile *p, const char *home)
 {
 	struct need needs[MAX_NEEDS];
 	const char *shown;
@@ -399,14 +392,15 @@ static void add_path_denial(struct report *r, size_t entry, const struct trace_d
 	const char *bin = grant_bin(d);
 	if (n == 0) {
 		static const char proc[] = "Landlock keeps processes outside the sandbox out of "
-					   "reach, and no grant changes that";
+		                           "reach, and no grant changes that";
 		static const char other[] = "the profile already allows this there; the sandbox "
-					    "refused it for a reason no grant changes";
+		                            "refused it for a reason no grant changes";
 		note(r, entry,
-		     suggest(r, (struct suggestion){.kind = SUGG_NONE,
-						    .why = xstrdup(is_proc_pid(shown) ? proc : other),
-						    .refused = shown,
-						    .op = d->op}));
+		     suggest(r,
+		             (struct suggestion){.kind = SUGG_NONE,
+		                                 .why = xstrdup(is_proc_pid(shown) ? proc : other),
+		                                 .refused = shown,
+		                                 .op = d->op}));
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -415,12 +409,12 @@ static void add_path_denial(struct report *r, size_t entry, const struct trace_d
 		if ((needs[i].access & ACCESS_WRITE) && path_is_under(needs[i].path, home))
 			r->home_cache = true;
 		struct suggestion s = {.kind = grant ? SUGG_GRANT : SUGG_NONE,
-				       .bin = bin,
-				       .path = grant,
-				       .access = needs[i].access,
-				       .why = why.len ? sb_detach(&why) : NULL,
-				       .refused = shown,
-				       .op = d->op};
+		                       .bin = bin,
+		                       .path = grant,
+		                       .access = needs[i].access,
+		                       .why = why.len ? sb_detach(&why) : NULL,
+		                       .refused = shown,
+		                       .op = d->op};
 		note(r, entry, suggest(r, s));
 		sb_release(&why);
 		free(needs[i].path);
@@ -438,7 +432,8 @@ static const char *seccomp_why(const struct trace_denial *d)
 		       ".sockets setting lets it through too";
 	case TRACE_IOCTL:
 		if (strcmp(x, "TIOCSPGRP") == 0)
-			return "moat run and wrapped tools keep a process from taking the terminal's "
+			return "moat run and wrapped tools keep a process from taking the "
+			       "terminal's "
 			       "foreground, so nothing left behind reads what you type next; an "
 			       "interactive shell belongs in moat shell";
 		if (strcmp(x, "TIOCSCTTY") == 0)
@@ -448,11 +443,11 @@ static const char *seccomp_why(const struct trace_denial *d)
 	case TRACE_SETID:
 		return "set-user-ID and set-group-ID bits cannot be set inside moat (Landlock does "
 		       "not judge chmod, so root could make any binary on the host setuid)";
-	default:
-		break;
+	default: break;
 	}
 	if (strcmp(x, "add_key") == 0 || strcmp(x, "request_key") == 0 || strcmp(x, "keyctl") == 0)
-		return "the kernel keyrings are shared with your processes and have no path, so the "
+		return "the kernel keyrings are shared with your processes and have no path, so "
+		       "the "
 		       "sandbox answers as a kernel without them";
 	if (strcmp(x, "open_by_handle_at") == 0)
 		return "opening a file by handle would bypass every path rule";
@@ -462,7 +457,7 @@ static const char *seccomp_why(const struct trace_denial *d)
 }
 
 static void add_seccomp_denial(struct report *r, size_t entry, const struct trace_denial *d,
-			       const struct profile *p, const struct trace_facts *f)
+                               const struct profile *p, const struct trace_facts *f)
 {
 	const char *key = d->detail ? d->detail : trace_op_name(d->op);
 	group_add(group_for(&r->others, &r->nothers, d, key), d);
@@ -473,38 +468,59 @@ static void add_seccomp_denial(struct report *r, size_t entry, const struct trac
 		 * kernel that confines by path it is reachable anyway. */
 		struct strbuf why = STRBUF_INIT;
 		sb_addf(&why,
-			"Landlock ABI %d cannot confine unix sockets by path, so any entry lets "
-			"every unix socket through, in every project: the ssh-agent's, D-Bus, "
-			"docker.sock",
-			f->abi);
+		        "Landlock ABI %d cannot confine unix sockets by path, so any entry lets "
+		        "every unix socket through, in every project: the ssh-agent's, D-Bus, "
+		        "docker.sock",
+		        f->abi);
 		note(r, entry,
 		     suggest(r, (struct suggestion){.kind = SUGG_SETTING,
-						    .path = path_join(p->root, ".moat/tmp"),
-						    .why = sb_detach(&why),
-						    .op = d->op}));
+		                                    .path = path_join(p->root, ".moat/tmp"),
+		                                    .why = sb_detach(&why),
+		                                    .op = d->op}));
 		return;
 	}
 	note(r, entry,
 	     suggest(r, (struct suggestion){.kind = SUGG_NONE,
-					    .why = xstrdup(seccomp_why(d)),
-					    .refused = key,
-					    .op = d->op}));
+	                                    .why = xstrdup(seccomp_why(d)),
+	                                    .refused = key,
+	                                    .op = d->op}));
 }
 
 /* Directories under HOME shared by many tools: the one a tool owns is one
  * level further down (~/.cache/pip, ~/.local/share/nvim). */
 static const char *const shared_dirs[] = {
-	".cache",      ".config",         ".local", ".local/share", ".local/state",
-	".local/lib",  ".var",            ".var/app", "Library",    "Library/Caches",
-	"Library/Application Support",    "Library/Preferences",
+    ".cache",
+    ".config",
+    ".local",
+    ".local/share",
+    ".local/state",
+    ".local/lib",
+    ".var",
+    ".var/app",
+    "Library",
+    "Library/Caches",
+    "Library/Application Support",
+    "Library/Preferences",
 };
 
 /* Where secrets live: never widened to the whole directory. */
 static const char *const secret_dirs[] = {
-	".ssh",           ".gnupg",      ".aws",           ".azure",          ".kube",
-	".docker",        ".password-store", ".pki",       ".mozilla",        ".thunderbird",
-	".terraform.d",   ".config/gcloud", ".config/gh",  ".config/op",      ".config/hub",
-	".local/share/keyrings",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".password-store",
+    ".pki",
+    ".mozilla",
+    ".thunderbird",
+    ".terraform.d",
+    ".config/gcloud",
+    ".config/gh",
+    ".config/op",
+    ".config/hub",
+    ".local/share/keyrings",
 };
 
 static bool listed(const char *rel, size_t len, const char *const *list, size_t n)
@@ -563,7 +579,7 @@ static void collapse(struct report *r, const char *home)
 	qsort(v, n, sizeof(*v), by_owner);
 	for (size_t i = 0, end; i < n; i = end) {
 		for (end = i + 1; end < n && strcmp(v[end].bin, v[i].bin) == 0 &&
-				  strcmp(v[end].owner, v[i].owner) == 0;
+		                  strcmp(v[end].owner, v[i].owner) == 0;
 		     end++)
 			;
 		if (end - i < 2)
@@ -591,7 +607,7 @@ static size_t final_index(const struct report *r, size_t i)
 }
 
 static void report_build(struct report *r, const struct trace_log *log, const struct profile *p,
-			 const struct trace_facts *f)
+                         const struct trace_facts *f)
 {
 	*r = (struct report){0};
 	r->of = xcalloc(log->n, sizeof(*r->of));
@@ -703,7 +719,7 @@ static void add_command_shown(struct strbuf *sb, const struct suggestion *s, con
 }
 
 static void render_suggestions(const struct report *r, const struct profile *p,
-			       const struct trace_facts *f, struct strbuf *out)
+                               const struct trace_facts *f, struct strbuf *out)
 {
 	size_t ngrants = 0, nsettings = 0;
 	for (size_t i = 0; i < r->nsugg; i++) {
@@ -713,7 +729,7 @@ static void render_suggestions(const struct report *r, const struct profile *p,
 	}
 	if (ngrants || r->nsugg > nsettings)
 		sb_adds(out, ngrants ? "\nto grant, pick the ones you actually need:\n"
-				     : "\nno grant would allow them:\n");
+		                     : "\nno grant would allow them:\n");
 	for (size_t i = 0; i < r->nsugg; i++) {
 		const struct suggestion *s = &r->sugg[i];
 		if (s->merged_into != NOT_MERGED || s->kind == SUGG_SETTING)
@@ -747,9 +763,11 @@ static void render_suggestions(const struct report *r, const struct profile *p,
 		 * pasted outside it would name /.moat/home. */
 		cleanup_free char *home = path_join(p->root, ".moat/home");
 		cleanup_free char *assign = xasprintf("MOAT_ENV_HOME=%s", home);
-		sb_adds(out, "hint: a tool that keeps its cache or config under your home directory is "
-			     "usually better served by a home inside the project than by a grant: run it "
-			     "with ");
+		sb_adds(
+		    out,
+		    "hint: a tool that keeps its cache or config under your home directory is "
+		    "usually better served by a home inside the project than by a grant: run it "
+		    "with ");
 		if (visible_as_is(assign))
 			add_word(out, assign);
 		else
@@ -758,8 +776,8 @@ static void render_suggestions(const struct report *r, const struct profile *p,
 	}
 }
 
-void trace_report(const struct trace_log *log, const struct profile *p,
-		  const struct trace_facts *f, struct strbuf *out)
+void trace_report(const struct trace_log *log, const struct profile *p, const struct trace_facts *f,
+                  struct strbuf *out)
 {
 	if (log->n == 0) {
 		sb_adds(out, "moat: nothing was denied by the sandbox\n");
@@ -773,7 +791,7 @@ void trace_report(const struct trace_log *log, const struct profile *p,
 	}
 	if (r.nothers) {
 		sb_addf(out, "\nmoat: %zu system call(s) refused by the sandbox's seccomp filter\n",
-			r.nothers);
+		        r.nothers);
 		render_groups(r.others, r.nothers, out);
 	}
 	render_suggestions(&r, p, f, out);
@@ -785,8 +803,8 @@ void trace_report(const struct trace_log *log, const struct profile *p,
 static bool same_event(const struct trace_denial *a, const struct trace_denial *b)
 {
 #define SAME(x) ((a->x == NULL) == (b->x == NULL) && (!a->x || strcmp(a->x, b->x) == 0))
-	return a->pid == b->pid && a->op == b->op && a->err == b->err && SAME(name) &&
-	       SAME(tool) && SAME(path) && SAME(other) && SAME(detail);
+	return a->pid == b->pid && a->op == b->op && a->err == b->err && SAME(name) && SAME(tool) &&
+	       SAME(path) && SAME(other) && SAME(detail);
 #undef SAME
 }
 
@@ -808,7 +826,7 @@ static uint64_t hash_str(uint64_t h, const char *s)
 static uint64_t event_hash(const struct trace_denial *d)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)d->pid ^ (uint64_t)d->op << 32 ^
-		     (uint64_t)d->err << 40;
+	             (uint64_t)d->err << 40;
 	h = hash_str(hash_str(hash_str(h, d->name), d->tool), d->path);
 	return hash_str(hash_str(h, d->other), d->detail);
 }
@@ -835,7 +853,7 @@ static void count_events(const struct trace_log *log, size_t *first, size_t *cou
 }
 
 static void json_refusals(struct json *j, const struct report *r, const struct trace_log *log,
-			  const char *home)
+                          const char *home)
 {
 	size_t *first = xcalloc(log->n, sizeof(*first));
 	size_t *count = xcalloc(log->n, sizeof(*count));
@@ -874,7 +892,7 @@ static void json_refusals(struct json *j, const struct report *r, const struct t
 }
 
 static void json_suggestions(struct json *j, const struct report *r, const char *home,
-			     const char *config)
+                             const char *config)
 {
 	json_begin_array(j, "suggestions");
 	for (size_t i = 0; i < r->nsugg; i++) {
@@ -903,7 +921,7 @@ static void json_suggestions(struct json *j, const struct report *r, const char 
 }
 
 void trace_report_json(const struct trace_log *log, const struct profile *p,
-		       const struct trace_facts *f, struct strbuf *out)
+                       const struct trace_facts *f, struct strbuf *out)
 {
 	struct report r;
 	report_build(&r, log, p, f);
@@ -919,9 +937,10 @@ void trace_report_json(const struct trace_log *log, const struct profile *p,
 	if (r.home_cache) {
 		cleanup_free char *home = path_join(p->root, ".moat/home");
 		json_begin_object(&j, NULL);
-		json_string(&j, "text", "a tool that keeps its cache or config under your home "
-					"directory is usually better served by a home inside the "
-					"project than by a grant");
+		json_string(&j, "text",
+		            "a tool that keeps its cache or config under your home "
+		            "directory is usually better served by a home inside the "
+		            "project than by a grant");
 		json_string(&j, "env", "MOAT_ENV_HOME");
 		json_string(&j, "value", home);
 		json_end_object(&j);

@@ -47,18 +47,18 @@ static inline bool trace_op_is_path(enum trace_op op)
 }
 
 struct trace_denial {
-	pid_t pid;       /* the process (thread group) that was refused */
-	char *name;      /* its name: argv[0]'s basename at its last exec */
+	pid_t pid;  /* the process (thread group) that was refused */
+	char *name; /* its name: argv[0]'s basename at its last exec */
 	/* The wrapped tool it runs under: the name the outermost moat-wrapper
 	 * above it (or it itself) was started by, e.g. "npm" for the node
 	 * running npm's script; NULL when no wrapper started it. */
 	char *tool;
 	enum trace_op op;
-	char *path;      /* absolute and canonical; as given when it could not be resolved;
-			    NULL for a refusal that names no file */
-	char *other;     /* RENAME, LINK: the destination; EXEC: the interpreter; or NULL */
-	char *detail;    /* seccomp refusals: what was refused ("AF_UNIX stream", "TIOCSTI") */
-	int err;         /* what the process saw: EACCES, EPERM, EXDEV; ENOSYS for some seccomp ones */
+	char *path;   /* absolute and canonical; as given when it could not be resolved;
+	                 NULL for a refusal that names no file */
+	char *other;  /* RENAME, LINK: the destination; EXEC: the interpreter; or NULL */
+	char *detail; /* seccomp refusals: what was refused ("AF_UNIX stream", "TIOCSTI") */
+	int err;      /* what the process saw: EACCES, EPERM, EXDEV; ENOSYS for some seccomp ones */
 };
 
 struct trace_log {
@@ -104,11 +104,11 @@ struct trace_facts {
  * each pasteable as printed (a `moat allow` line moat accepts, in the ~/
  * form, collapsed to the directory a tool owns when several fall under
  * it), or why none exists. Every name is shown through visible_add(). */
-void trace_report(const struct trace_log *log, const struct profile *p,
-		  const struct trace_facts *f, struct strbuf *out);
+void trace_report(const struct trace_log *log, const struct profile *p, const struct trace_facts *f,
+                  struct strbuf *out);
 /* The same as one JSON document (docs/json.md), on one line. */
 void trace_report_json(const struct trace_log *log, const struct profile *p,
-		       const struct trace_facts *f, struct strbuf *out);
+                       const struct trace_facts *f, struct strbuf *out);
 
 const char *trace_op_name(enum trace_op op);
 

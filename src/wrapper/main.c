@@ -37,7 +37,8 @@ static bool try_tool_link(const char *link, struct tool *t, struct error *err, b
 	cleanup_free char *dir_canon = realpath(dir, NULL);
 	if (!dir_canon) {
 		if (!*have_err)
-			error_set(err, "cannot resolve '%s': %s", dir, strerror(errno)), *have_err = true;
+			error_set(err, "cannot resolve '%s': %s", dir, strerror(errno)),
+			    *have_err = true;
 		return false;
 	}
 	cleanup_free char *shell = path_dirname(dir_canon);
@@ -128,9 +129,11 @@ static int check_not_wrapper(const struct tool *t, struct error *err)
 		err->status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 		return -1;
 	}
-	if (t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev && real.st_ino == self.st_ino) {
+	if (t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev &&
+	    real.st_ino == self.st_ino) {
 		error_set(err, "'%s' in the manifest points back at moat-wrapper", t->name);
-		error_hint(err, "the manifest must name the real binary, e.g. /usr/bin/%s", t->name);
+		error_hint(err, "the manifest must name the real binary, e.g. /usr/bin/%s",
+		           t->name);
 		err->status = EXIT_CANNOT_RUN;
 		return -1;
 	}

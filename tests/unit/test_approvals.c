@@ -6,7 +6,7 @@
 #include "tap.h"
 
 static void set_of(struct access_set *s, const char *home, const char *const *grants,
-		   const unsigned *levels, size_t n, const char *jailbreak)
+                   const unsigned *levels, size_t n, const char *jailbreak)
 {
 	*s = (struct access_set){0};
 	struct profile p = {0};
@@ -56,7 +56,8 @@ static void test_covers(void)
 
 	set_of(&a, "/home/u", parent, rw, 1, NULL);
 	set_of(&b, "/home/u", child, r, 1, NULL);
-	CHECK(access_set_covers(&a, &b), "a path under an approved one, at a lower level, is covered");
+	CHECK(access_set_covers(&a, &b),
+	      "a path under an approved one, at a lower level, is covered");
 	CHECK(!access_set_covers(&b, &a), "the parent is not covered by the child");
 	access_set_free(&a);
 	access_set_free(&b);
@@ -64,13 +65,14 @@ static void test_covers(void)
 
 static void test_store_roundtrip(void)
 {
-	const char text[] = "# a comment\n"
-			    "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\tgrant:rw=/home/u/.npm"
-			    "\tjailbreak=/usr/bin/git\n"
-			    "garbage\n"
-			    "approval\tsoon\t/x\tnpm\n"
-			    "approval\t1\t/x\tnpm\tgrant:rwz=/y\n"
-			    "approval\t1\trelative\tnpm\n";
+	const char text[] =
+	    "# a comment\n"
+	    "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\tgrant:rw=/home/u/.npm"
+	    "\tjailbreak=/usr/bin/git\n"
+	    "garbage\n"
+	    "approval\tsoon\t/x\tnpm\n"
+	    "approval\t1\t/x\tnpm\tgrant:rwz=/y\n"
+	    "approval\t1\trelative\tnpm\n";
 	struct approval_store st;
 	size_t damaged;
 	approvals_parse(text, sizeof(text) - 1, &st, &damaged);
@@ -83,15 +85,18 @@ static void test_store_roundtrip(void)
 		CHECK(st.approvals[0].set.items[1].access == ACCESS_RW, "grant level");
 	}
 	char *out = approvals_format(&st);
-	CHECK(strstr(out, "garbage\n") && strstr(out, "# a comment\n"), "format keeps what it did not understand");
-	CHECK(strstr(out, "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\tgrant:rw=/home/u/.npm"
-			  "\tjailbreak=/usr/bin/git\n") != NULL,
+	CHECK(strstr(out, "garbage\n") && strstr(out, "# a comment\n"),
+	      "format keeps what it did not understand");
+	CHECK(strstr(out,
+	             "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\tgrant:rw=/home/u/.npm"
+	             "\tjailbreak=/usr/bin/git\n") != NULL,
 	      "format writes the approval back unchanged");
 	struct access_set s;
 	static const char *const npm[] = {"/home/u/.npm"};
 	static const unsigned r[] = {ACCESS_READ};
 	set_of(&s, "/home/u", npm, r, 1, NULL);
-	CHECK(approvals_covers(&st, "/home/u/proj", "npm", &s), "the stored set covers a narrower one");
+	CHECK(approvals_covers(&st, "/home/u/proj", "npm", &s),
+	      "the stored set covers a narrower one");
 	CHECK(!approvals_covers(&st, "/home/u/proj", "pip", &s), "another binary is not approved");
 	CHECK(!approvals_covers(&st, "/home/u/other", "npm", &s), "another root is not approved");
 	approvals_add(&st, "/home/u/proj", "npm", 5, &s);
@@ -111,7 +116,8 @@ static void test_sockets(void)
 	access_set_from_profile(&none, &p, "/home/u");
 	profile_add_rule(&p, "/run/user/1/agent.sock", ACCESS_CONNECT, ORIGIN_SOCKET, NULL);
 	access_set_from_profile(&one, &p, "/home/u");
-	CHECK(one.n == 2 && one.items[1].kind == ITEM_SOCKET, "a listed socket is in the access set");
+	CHECK(one.n == 2 && one.items[1].kind == ITEM_SOCKET,
+	      "a listed socket is in the access set");
 	CHECK(!access_set_covers(&none, &one), "adding a socket is a widening: it asks again");
 	CHECK(access_set_covers(&one, &none), "dropping it is not");
 	profile_add_rule(&p, "/home/u/.ssh/agent.sock", ACCESS_CONNECT, ORIGIN_SOCKET, NULL);
@@ -124,28 +130,35 @@ static void test_sockets(void)
 	access_set_from_profile(&two, &p, "/home/u");
 	bool grant = false, socket = false;
 	for (size_t i = 0; i < two.n; i++) {
-		grant |= two.items[i].kind == ITEM_GRANT && strcmp(two.items[i].path, "/home/u/.cache/run") == 0;
-		socket |= two.items[i].kind == ITEM_SOCKET && strcmp(two.items[i].path, "/home/u/.cache/run") == 0;
+		grant |= two.items[i].kind == ITEM_GRANT &&
+		         strcmp(two.items[i].path, "/home/u/.cache/run") == 0;
+		socket |= two.items[i].kind == ITEM_SOCKET &&
+		          strcmp(two.items[i].path, "/home/u/.cache/run") == 0;
 	}
-	CHECK(socket, "a socket on a granted path is still a socket item (the right, not the origin)");
+	CHECK(socket,
+	      "a socket on a granted path is still a socket item (the right, not the origin)");
 	(void)grant;
 
 	/* The store: socket= round-trips; an old line (no sockets) still parses. */
 	struct approval_store st = {0};
 	approvals_add(&st, "/home/u/proj", "npm", 7, &one);
 	char *text = approvals_format(&st);
-	CHECK(strstr(text, "\tsocket=/run/user/1/agent.sock\n") != NULL, "the store writes socket=PATH");
+	CHECK(strstr(text, "\tsocket=/run/user/1/agent.sock\n") != NULL,
+	      "the store writes socket=PATH");
 	struct approval_store back;
 	size_t damaged;
 	approvals_parse(text, strlen(text), &back, &damaged);
 	CHECK(back.n == 1 && damaged == 0, "and reads it back");
-	CHECK(approvals_covers(&back, "/home/u/proj", "npm", &one), "the read-back approval covers the socket");
+	CHECK(approvals_covers(&back, "/home/u/proj", "npm", &one),
+	      "the read-back approval covers the socket");
 	approvals_free(&back);
 	const char old[] = "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\n";
 	approvals_parse(old, sizeof(old) - 1, &back, &damaged);
 	CHECK(back.n == 1 && damaged == 0, "a store written before sockets parses");
-	CHECK(approvals_covers(&back, "/home/u/proj", "npm", &none), "and still approves the set without sockets");
-	CHECK(!approvals_covers(&back, "/home/u/proj", "npm", &one), "but not one that lists a socket");
+	CHECK(approvals_covers(&back, "/home/u/proj", "npm", &none),
+	      "and still approves the set without sockets");
+	CHECK(!approvals_covers(&back, "/home/u/proj", "npm", &one),
+	      "but not one that lists a socket");
 	approvals_free(&back);
 	const char bad[] = "approval\t1\t/x\tnpm\tsocket=relative\n";
 	approvals_parse(bad, sizeof(bad) - 1, &back, &damaged);
@@ -174,19 +187,21 @@ static void test_summary(void)
 	struct strbuf out = STRBUF_INIT;
 	struct confirm_notes wrapper = {0}, session = {.session = true};
 	confirm_summary(&out, "npm", &p, &s, &wrapper);
-	CHECK_STR(out.buf, "moat: about to run npm in /home/u/proj\n"
-			   "  read/write/exec  /home/u/proj\n"
-			   "  HOME             /home/u/proj/.moat/home\n"
-			   "  read             /home/u/.npmrc\n"
-			   "  jailbreak        /usr/bin/npm  UNSANDBOXED\n"
-			   "  network          allowed\n"
-			   "nothing else outside those paths is readable\n",
-		  "the summary has the seed's shape");
+	CHECK_STR(out.buf,
+	          "moat: about to run npm in /home/u/proj\n"
+	          "  read/write/exec  /home/u/proj\n"
+	          "  HOME             /home/u/proj/.moat/home\n"
+	          "  read             /home/u/.npmrc\n"
+	          "  jailbreak        /usr/bin/npm  UNSANDBOXED\n"
+	          "  network          allowed\n"
+	          "nothing else outside those paths is readable\n",
+	          "the summary has the seed's shape");
 	sb_reset(&out);
 	confirm_summary(&out, "npm", &p, &s, &session);
-	CHECK(strstr(out.buf, "  jailbreak        /usr/bin/npm  not in this session: runs confined "
-			      "here (unsandboxed only through its wrapper outside moat run and moat "
-			      "shell)\n") != NULL,
+	CHECK(strstr(out.buf,
+	             "  jailbreak        /usr/bin/npm  not in this session: runs confined "
+	             "here (unsandboxed only through its wrapper outside moat run and moat "
+	             "shell)\n") != NULL,
 	      "in a session a jailbreak is said not to apply");
 	CHECK(!strstr(out.buf, "UNSANDBOXED"), "and is never called UNSANDBOXED there");
 	access_set_free(&s);
@@ -199,32 +214,35 @@ static void test_summary(void)
 	sb_reset(&out);
 	struct confirm_notes abi7 = {.sockets_unconfined_abi = 7}, abi9 = {0};
 	confirm_summary(&out, "npm", &p, &s, &abi7);
-	CHECK_STR(out.buf, "moat: about to run npm in /home/u/proj\n"
-			   "  read/write/exec  /home/u/proj\n"
-			   "  HOME             /home/u\n"
-			   "  read             /home/u/.npmrc\n"
-			   "  connect          /run/user/1/agent.sock\n"
-			   "  connect          every pathname unix socket: Landlock ABI 7 cannot confine "
-			   "them by path\n"
-			   "  network          allowed\n"
-			   "nothing else outside those paths is readable, but any unix socket can be "
-			   "connected to (the ssh-agent's, D-Bus, docker.sock)\n",
-		  "below ABI 9 a listed socket is shown with what it really opens");
+	CHECK_STR(out.buf,
+	          "moat: about to run npm in /home/u/proj\n"
+	          "  read/write/exec  /home/u/proj\n"
+	          "  HOME             /home/u\n"
+	          "  read             /home/u/.npmrc\n"
+	          "  connect          /run/user/1/agent.sock\n"
+	          "  connect          every pathname unix socket: Landlock ABI 7 cannot confine "
+	          "them by path\n"
+	          "  network          allowed\n"
+	          "nothing else outside those paths is readable, but any unix socket can be "
+	          "connected to (the ssh-agent's, D-Bus, docker.sock)\n",
+	          "below ABI 9 a listed socket is shown with what it really opens");
 	sb_reset(&out);
 	confirm_summary(&out, "npm", &p, &s, &abi9);
 	CHECK(strstr(out.buf, "  connect          /run/user/1/agent.sock\n") &&
-		      strstr(out.buf, "\nnothing else outside those paths is readable or can be "
-				      "connected to\n"),
+	          strstr(out.buf, "\nnothing else outside those paths is readable or can be "
+	                          "connected to\n"),
 	      "from ABI 9 only the listed socket");
 	access_set_free(&s);
 
 	/* A root named with C1 and bidi controls is shown, not obeyed. */
-	p.root = (char *)"/home/u/x\xc2\x9b" "31m\xe2\x80\xaeyz\x9b";
+	p.root = (char *)"/home/u/x\xc2\x9b"
+	                 "31m\xe2\x80\xaeyz\x9b";
 	access_set_from_profile(&s, &p, "/home/u");
 	sb_reset(&out);
 	confirm_summary(&out, "np\x1bm", &p, &s, &wrapper);
-	CHECK(strstr(out.buf, "about to run np\\x1bm in /home/u/x\\xc2\\x9b31m\\xe2\\x80\\xaeyz\\x9b\n") !=
-		      NULL,
+	CHECK(strstr(out.buf,
+	             "about to run np\\x1bm in /home/u/x\\xc2\\x9b31m\\xe2\\x80\\xaeyz\\x9b\n") !=
+	          NULL,
 	      "C1, bidi and raw 0x9b bytes are escaped in the prompt");
 	bool raw = false;
 	for (const unsigned char *c = (const unsigned char *)out.buf; *c; c++)
@@ -244,20 +262,23 @@ static void test_flake_approvals(void)
 	approvals_add_flake(&st, "/home/u/proj", h1, 1700000000);
 	CHECK(approvals_flake_approved(&st, "/home/u/proj", h1), "an added flake is approved");
 	CHECK(!approvals_flake_approved(&st, "/home/u/proj", h2), "other content is not");
-	CHECK(!approvals_flake_approved(&st, "/home/u/other", h1), "nor the same content elsewhere");
+	CHECK(!approvals_flake_approved(&st, "/home/u/other", h1),
+	      "nor the same content elsewhere");
 	struct access_set none = {0};
 	approvals_add(&st, "/home/u/proj", "npm", 1700000001, &none);
-	CHECK(!approvals_covers(&st, "/home/u/proj", "flake", &none), "a flake approval starts no binary");
+	CHECK(!approvals_covers(&st, "/home/u/proj", "flake", &none),
+	      "a flake approval starts no binary");
 	char *text = approvals_format(&st);
 	CHECK_STR(text,
-		  "approval\t1700000000\t/home/u/proj\tflake:sha256-ab_c+d=\n"
-		  "approval\t1700000001\t/home/u/proj\tnpm\n",
-		  "stored as an approval line, '/' written '_'");
+	          "approval\t1700000000\t/home/u/proj\tflake:sha256-ab_c+d=\n"
+	          "approval\t1700000001\t/home/u/proj\tnpm\n",
+	          "stored as an approval line, '/' written '_'");
 	struct approval_store again;
 	size_t damaged;
 	approvals_parse(text, strlen(text), &again, &damaged);
 	CHECK(damaged == 0 && again.n == 2, "it parses back, as any approval line");
-	CHECK(approvals_flake_approved(&again, "/home/u/proj", h1), "still approved after a round trip");
+	CHECK(approvals_flake_approved(&again, "/home/u/proj", h1),
+	      "still approved after a round trip");
 	char *h = again.n ? approvals_flake_hash(&again.approvals[0]) : NULL;
 	CHECK_STR(h, h1, "the hash comes back with its '/'");
 	free(h);
@@ -267,7 +288,7 @@ static void test_flake_approvals(void)
 	free(text);
 	approvals_add_flake(&st, "/home/u/proj", h2, 1700000002);
 	CHECK(approvals_flake_approved(&st, "/home/u/proj", h2) &&
-		      !approvals_flake_approved(&st, "/home/u/proj", h1) && st.n == 2,
+	          !approvals_flake_approved(&st, "/home/u/proj", h1) && st.n == 2,
 	      "a new answer for the directory replaces the old, and keeps the rest");
 	CHECK(approvals_forget(&st, "/home/u/proj") == 2 && st.n == 0,
 	      "moat unapprove DIR forgets it with the rest");

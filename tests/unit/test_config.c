@@ -331,7 +331,8 @@ static void test_load(void)
 	struct error err = {0};
 	char *buf = NULL;
 	size_t len = 99;
-	CHECK(settings_read(path, &cfg, &buf, &len, &err) == 0 && buf && len == 0 && cfg.nallow == 0,
+	CHECK(settings_read(path, &cfg, &buf, &len, &err) == 0 && buf && len == 0 &&
+	          cfg.nallow == 0,
 	      "a missing file is an empty config with an empty buffer");
 	free(buf);
 	config_free(&cfg);

@@ -129,8 +129,8 @@ static void check_processes(bool on_user_terminal)
 	          verdict4(X86_64, SYS_openat, 3, 0, 0, 04755) == ALLOW &&
 	          verdict(X86_64, SYS_creat, 0, 0644, 0) == ALLOW,
 	      "%s: plain creation, and a mode without O_CREAT, allowed", how);
-	CHECK(verdict(X86_64, SYS_openat2, 3, 0, 24) == ERRNO(ENOSYS),
-	      "%s: openat2 answers ENOSYS", how);
+	CHECK(verdict(X86_64, SYS_openat2, 3, 0, 24) == ERRNO(ENOSYS), "%s: openat2 answers ENOSYS",
+	      how);
 }
 
 static void check_abi(int abi, bool sockets_let_through)
@@ -162,7 +162,8 @@ static void check_abi(int abi, bool sockets_let_through)
 	          (unix_refused ? ERRNO(EACCES) : ALLOW),
 	      "ABI %d%s: socket(AF_UNIX) %s", abi, how, unix_refused ? "refused" : "allowed");
 	CHECK(verdict(X86_64, SYS_io_uring_setup, 8, 0, 0) == ERRNO(ENOSYS),
-	      "ABI %d%s: io_uring answers ENOSYS (its OPENAT and SOCKET are out of the filter's sight)",
+	      "ABI %d%s: io_uring answers ENOSYS (its OPENAT and SOCKET are out of the filter's "
+	      "sight)",
 	      abi, how);
 	CHECK(verdict(X86_64, SYS_socket, AF_INET, SOCK_STREAM, 0) == ALLOW,
 	      "ABI %d%s: socket(AF_INET) allowed", abi, how);

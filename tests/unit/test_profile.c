@@ -31,9 +31,11 @@ static void test_defaults(void)
 	CHECK(r && r->access == ACCESS_ALL && r->origin == ORIGIN_ROOT, "root is read/write/exec");
 	CHECK(find(&p, "/usr") && find(&p, "/usr")->access == ACCESS_RX, "/usr is read/exec");
 	CHECK(find(&p, "/etc") && find(&p, "/etc")->access == ACCESS_READ, "/etc is read only");
-	CHECK(find(&p, "/dev/null") && (find(&p, "/dev/null")->access & ACCESS_WRITE), "/dev/null writable");
-	static const char *const denied[] = {"/home/u", "/home", "/tmp", "/var/tmp", "/dev/shm",
-					     "/run", "/root", "/mnt", "/opt", "/var", "/"};
+	CHECK(find(&p, "/dev/null") && (find(&p, "/dev/null")->access & ACCESS_WRITE),
+	      "/dev/null writable");
+	static const char *const denied[] = {"/home/u",  "/home", "/tmp",  "/var/tmp",
+	                                     "/dev/shm", "/run",  "/root", "/mnt",
+	                                     "/opt",     "/var",  "/"};
 	for (size_t i = 0; i < ARRAY_LEN(denied); i++) {
 		bool covered = false;
 		for (size_t j = 0; j < p.nrules; j++)
@@ -50,8 +52,8 @@ static void test_defaults(void)
 
 static void test_refused_roots(void)
 {
-	static const char *const roots[] = {"/home/u", "/home", "/", "relative", "/home/u/../x",
-					    "/home/u/p\"q"};
+	static const char *const roots[] = {"/home/u",  "/home",        "/",
+	                                    "relative", "/home/u/../x", "/home/u/p\"q"};
 	for (size_t i = 0; i < ARRAY_LEN(roots); i++) {
 		struct profile p;
 		struct error err;
@@ -60,26 +62,33 @@ static void test_refused_roots(void)
 	}
 	struct error err;
 	profile_refuse_root("/data", "/data/u", &err);
-	CHECK(strstr(err.msg, "contains your home directory") != NULL, "ancestor message: %s", err.msg);
+	CHECK(strstr(err.msg, "contains your home directory") != NULL, "ancestor message: %s",
+	      err.msg);
 	profile_refuse_root("/home/u", "/home/u", &err);
 	CHECK(strstr(err.msg, "is your home directory") != NULL, "home message: %s", err.msg);
 
 	/* Shared system directories: refused as themselves, or with all below. */
 	static const char *const shared[] = {
-		"/", "/tmp", "/var/tmp", "/dev/shm", "/etc", "/etc/ssl", "/usr", "/usr/local",
-		"/usr/local/src/x", "/var", "/var/lib", "/opt", "/srv", "/run", "/run/user/1000",
-		"/mnt", "/media", "/proc", "/proc/1", "/sys", "/boot", "/nix", "/nix/store/x", "/home",
-		"/dev", "/bin", "/lib64",
+	    "/",        "/tmp",         "/var/tmp",
+	    "/dev/shm", "/etc",         "/etc/ssl",
+	    "/usr",     "/usr/local",   "/usr/local/src/x",
+	    "/var",     "/var/lib",     "/opt",
+	    "/srv",     "/run",         "/run/user/1000",
+	    "/mnt",     "/media",       "/proc",
+	    "/proc/1",  "/sys",         "/boot",
+	    "/nix",     "/nix/store/x", "/home",
+	    "/dev",     "/bin",         "/lib64",
 	};
 	for (size_t i = 0; i < ARRAY_LEN(shared); i++) {
 		error_clear(&err);
 		CHECK(profile_refuse_root(shared[i], "/home/u", &err) < 0 &&
-		      strstr(err.msg, "directory") && err.status == EXIT_MOAT_FAILED,
+		          strstr(err.msg, "directory") && err.status == EXIT_MOAT_FAILED,
 		      "shared %s refused: %s", shared[i], err.msg);
 	}
 	static const char *const projects[] = {
-		"/tmp/tmp.x1", "/var/tmp/build", "/dev/shm/proj", "/srv/www/app", "/opt/project",
-		"/var/lib/jenkins/workspace/app", "/mnt/data/repo", "/home/other/proj", "/work/main",
+	    "/tmp/tmp.x1",    "/var/tmp/build",   "/dev/shm/proj",
+	    "/srv/www/app",   "/opt/project",     "/var/lib/jenkins/workspace/app",
+	    "/mnt/data/repo", "/home/other/proj", "/work/main",
 	};
 	for (size_t i = 0; i < ARRAY_LEN(projects); i++)
 		CHECK(profile_refuse_root(projects[i], "/home/u", &err) == 0, "project %s accepted",
@@ -89,12 +98,14 @@ static void test_refused_roots(void)
 static void test_grants(void)
 {
 	struct grant grants[] = {
-		{"git", "/home/u/.gitconfig", ACCESS_READ},
-		{"cargo", "/home/u/.cargo", ACCESS_RW},
-		{"cargo", "/home/u/.cargo", ACCESS_READ | ACCESS_EXEC},
+	    {"git", "/home/u/.gitconfig", ACCESS_READ},
+	    {"cargo", "/home/u/.cargo", ACCESS_RW},
+	    {"cargo", "/home/u/.cargo", ACCESS_READ | ACCESS_EXEC},
 	};
-	struct profile_input in = {.root = "/home/u/proj", .home = "/home/u", .grants = grants,
-				   .ngrants = ARRAY_LEN(grants)};
+	struct profile_input in = {.root = "/home/u/proj",
+	                           .home = "/home/u",
+	                           .grants = grants,
+	                           .ngrants = ARRAY_LEN(grants)};
 	struct profile p;
 	struct error err;
 	CHECK(profile_build(&in, &p, &err) == 0, "grants build");
@@ -110,8 +121,8 @@ static void test_grants(void)
 	static const char *const bad[] = {"/home/u", "/home", "/", "rel/x", "/a/../b", "/a/\nb"};
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
 		struct grant g = {"x", bad[i], ACCESS_READ};
-		struct profile_input in2 = {.root = "/home/u/proj", .home = "/home/u", .grants = &g,
-					    .ngrants = 1};
+		struct profile_input in2 = {
+		    .root = "/home/u/proj", .home = "/home/u", .grants = &g, .ngrants = 1};
 		CHECK(profile_build(&in2, &p, &err) < 0, "grant of '%s' is refused", bad[i]);
 	}
 }
@@ -131,12 +142,14 @@ static void test_isolate(void)
 		CHECK(r && r->access == ACCESS_RW && r->origin == ORIGIN_PRIVATE,
 		      "a session's %s is read/write, marked private for the backend", dirs[i]);
 	}
-	CHECK(!profile_allows_write(&p, "/dev/shm/home"), "the private /dev/shm is no place for a lasting HOME");
+	CHECK(!profile_allows_write(&p, "/dev/shm/home"),
+	      "the private /dev/shm is no place for a lasting HOME");
 	CHECK(!profile_allows_write(&p, "/tmp/home"), "nor the private /tmp");
 	CHECK_STR(origin_name(ORIGIN_PRIVATE), "private", "moat profile names it private");
 	profile_protect(&p, "/home/u/proj/.git/hooks");
 	const struct rule *r = find(&p, "/home/u/proj/.git/hooks");
-	CHECK(r && r->access == ACCESS_READ && r->origin == ORIGIN_PROTECTED, "a protected path is read-only");
+	CHECK(r && r->access == ACCESS_READ && r->origin == ORIGIN_PROTECTED,
+	      "a protected path is read-only");
 	CHECK_STR(origin_name(ORIGIN_PROTECTED), "protected", "and named protected");
 	profile_free(&p);
 }

@@ -31,14 +31,15 @@ struct access_set {
 };
 
 /* The set a profile grants, with home_seen the HOME the tool will see. */
-void access_set_from_profile(struct access_set *set, const struct profile *p, const char *home_seen);
+void access_set_from_profile(struct access_set *set, const struct profile *p,
+                             const char *home_seen);
 void access_set_free(struct access_set *set);
 /* Does approved cover wanted (same or narrower)? */
 bool access_set_covers(const struct access_set *approved, const struct access_set *wanted);
 
 /* The prompt's summary, exactly as shown (golden-tested). */
 void confirm_summary(struct strbuf *out, const char *bin, const struct profile *p,
-		     const struct access_set *set);
+                     const struct access_set *set);
 
 /* One remembered answer. */
 struct approval {
@@ -65,10 +66,10 @@ void approvals_free(struct approval_store *st);
 
 /* Does the store hold an approval for (root, bin) covering set? */
 bool approvals_covers(const struct approval_store *st, const char *root, const char *bin,
-		      const struct access_set *set);
+                      const struct access_set *set);
 /* Remember set for (root, bin), replacing an older answer for the pair. */
 void approvals_add(struct approval_store *st, const char *root, const char *bin, time_t when,
-		   const struct access_set *set);
+                   const struct access_set *set);
 /* Forget approvals for root (NULL: all). Returns how many were dropped. */
 size_t approvals_forget(struct approval_store *st, const char *root);
 
@@ -77,7 +78,7 @@ char *approvals_path(const char *home);
 
 /* Load the store (missing: empty). Warnings (damaged lines) go to warn. */
 int approvals_load(const char *home, struct approval_store *st, struct strbuf *warn,
-		   struct error *err);
+                   struct error *err);
 
 /* Change the store under an exclusive lock: load, fn, write atomically (mode
  * 0600) when fn returns 1. Concurrent writers lose nothing. */
@@ -93,6 +94,6 @@ int confirm_mode_from_env(enum confirm_mode *mode, struct error *err);
  * terminal (and remembered unless this is an MOAT_CONFIRM=always review),
  * or refused. Returns 0 to go ahead, -1 with err (status 125) not to. */
 int confirm_start(const char *home, const char *bin, const struct profile *p, const char *home_seen,
-		  struct strbuf *warn, struct error *err);
+                  struct strbuf *warn, struct error *err);
 
 #endif

@@ -20,7 +20,8 @@ int confirm_mode_from_env(enum confirm_mode *mode, struct error *err)
 	else if (strcmp(v, "always") == 0)
 		*mode = CONFIRM_ALWAYS;
 	else
-		return error_set(err, "MOAT_CONFIRM=%s is not understood (want never or always)", v);
+		return error_set(err, "MOAT_CONFIRM=%s is not understood (want never or always)",
+		                 v);
 	return 0;
 }
 
@@ -44,7 +45,8 @@ static int ask(const char *summary)
 	cleanup_close int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (tty < 0)
 		return -1;
-	if (write_all(tty, summary, strlen(summary)) < 0 || write_all(tty, "continue? [y/N] ", 16) < 0)
+	if (write_all(tty, summary, strlen(summary)) < 0 ||
+	    write_all(tty, "continue? [y/N] ", 16) < 0)
 		return -1;
 	char line[64];
 	size_t n = 0;
@@ -62,7 +64,8 @@ static int ask(const char *summary)
 	char *s = line;
 	while (*s == ' ' || *s == '\t')
 		s++;
-	for (size_t end = strlen(s); end && (s[end - 1] == ' ' || s[end - 1] == '\r' || s[end - 1] == '\t');)
+	for (size_t end = strlen(s);
+	     end && (s[end - 1] == ' ' || s[end - 1] == '\r' || s[end - 1] == '\t');)
 		s[--end] = '\0';
 	return strcasecmp(s, "y") == 0 || strcasecmp(s, "yes") == 0;
 }
@@ -80,7 +83,7 @@ static int remember(struct approval_store *st, void *arg)
 }
 
 int confirm_start(const char *home, const char *bin, const struct profile *p, const char *home_seen,
-		  struct strbuf *warn, struct error *err)
+                  struct strbuf *warn, struct error *err)
 {
 	enum confirm_mode mode;
 	if (confirm_mode_from_env(&mode, err) < 0) {
@@ -108,9 +111,11 @@ int confirm_start(const char *home, const char *bin, const struct profile *p, co
 	int answer = ask(summary.buf);
 	sb_release(&summary);
 	if (answer < 0) {
-		rc = error_set(err, "%s needs confirmation, but there is no terminal to ask on", bin);
-		error_hint(err, "run it once from a terminal to approve it, or set MOAT_CONFIRM=never to "
-				"skip the prompt (scripts, CI)");
+		rc = error_set(err, "%s needs confirmation, but there is no terminal to ask on",
+		               bin);
+		error_hint(
+		    err, "run it once from a terminal to approve it, or set MOAT_CONFIRM=never to "
+		         "skip the prompt (scripts, CI)");
 	} else if (answer == 0) {
 		rc = error_set(err, "%s was not started: not confirmed", bin);
 	} else if (mode == CONFIRM_ASK) {

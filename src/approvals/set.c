@@ -5,7 +5,7 @@
 #include "base/path.h"
 
 static void add_item(struct access_set *set, enum access_item_kind kind, unsigned access,
-		     const char *path)
+                     const char *path)
 {
 	set->items = xrealloc_array(set->items, set->n + 1, sizeof(*set->items));
 	set->items[set->n++] = (struct access_item){kind, access, xstrdup(path)};
@@ -17,7 +17,8 @@ void access_set_from_profile(struct access_set *set, const struct profile *p, co
 	add_item(set, ITEM_HOME, 0, home_seen);
 	for (size_t i = 0; i < p->nrules; i++)
 		if (p->rules[i].origin == ORIGIN_GRANT)
-			add_item(set, ITEM_GRANT, p->rules[i].access & ACCESS_ALL, p->rules[i].path);
+			add_item(set, ITEM_GRANT, p->rules[i].access & ACCESS_ALL,
+			         p->rules[i].path);
 	for (size_t i = 0; i < p->njailbreaks; i++)
 		add_item(set, ITEM_JAILBREAK, 0, p->jailbreaks[i]);
 }
@@ -55,7 +56,7 @@ bool access_set_covers(const struct access_set *approved, const struct access_se
 }
 
 void confirm_summary(struct strbuf *out, const char *bin, const struct profile *p,
-		     const struct access_set *set)
+                     const struct access_set *set)
 {
 	sb_addf(out, "moat: about to run %s in %s\n", bin, p->root);
 	sb_addf(out, "  %-16s %s\n", "read/write/exec", p->root);

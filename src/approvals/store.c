@@ -1,6 +1,7 @@
 /* The approvals store: one approval per line, readable, e.g.
  *
- *   approval  1764489600  /home/you/proj  npm  home=/home/you/proj/.moat/home  grant:rw=/home/you/.npm
+ *   approval  1764489600  /home/you/proj  npm  home=/home/you/proj/.moat/home
+ * grant:rw=/home/you/.npm
  *
  * (fields separated by tabs; paths cannot hold tabs, moat refuses control
  * characters in them). Lines it does not understand are kept verbatim. */
@@ -20,10 +21,10 @@ static const struct {
 	const char *code;
 	unsigned access;
 } levels[] = {
-	{"r", ACCESS_READ},
-	{"rw", ACCESS_RW},
-	{"rx", ACCESS_RX},
-	{"rwx", ACCESS_ALL},
+    {"r", ACCESS_READ},
+    {"rw", ACCESS_RW},
+    {"rx", ACCESS_RX},
+    {"rwx", ACCESS_ALL},
 };
 
 static const char *level_code(unsigned access)
@@ -49,7 +50,8 @@ static int parse_item(const char *field, struct access_item *it)
 		it->kind = ITEM_GRANT;
 		it->access = 0;
 		for (size_t i = 0; i < ARRAY_LEN(levels); i++)
-			if (strlen(levels[i].code) == klen - 6 && memcmp(field + 6, levels[i].code, klen - 6) == 0)
+			if (strlen(levels[i].code) == klen - 6 &&
+			    memcmp(field + 6, levels[i].code, klen - 6) == 0)
 				it->access = levels[i].access;
 		if (!it->access)
 			return -1;
@@ -159,22 +161,23 @@ void approvals_free(struct approval_store *st)
 }
 
 bool approvals_covers(const struct approval_store *st, const char *root, const char *bin,
-		      const struct access_set *set)
+                      const struct access_set *set)
 {
 	for (size_t i = 0; i < st->n; i++) {
 		const struct approval *a = &st->approvals[i];
-		if (strcmp(a->root, root) == 0 && strcmp(a->bin, bin) == 0 && access_set_covers(&a->set, set))
+		if (strcmp(a->root, root) == 0 && strcmp(a->bin, bin) == 0 &&
+		    access_set_covers(&a->set, set))
 			return true;
 	}
 	return false;
 }
 
 void approvals_add(struct approval_store *st, const char *root, const char *bin, time_t when,
-		   const struct access_set *set)
+                   const struct access_set *set)
 {
 	size_t i = 0;
 	while (i < st->n && !(strcmp(st->approvals[i].root, root) == 0 &&
-			      strcmp(st->approvals[i].bin, bin) == 0))
+	                      strcmp(st->approvals[i].bin, bin) == 0))
 		i++;
 	if (i == st->n)
 		st->approvals = xrealloc_array(st->approvals, ++st->n, sizeof(*st->approvals));
@@ -183,9 +186,10 @@ void approvals_add(struct approval_store *st, const char *root, const char *bin,
 	struct approval *a = &st->approvals[i];
 	*a = (struct approval){.root = xstrdup(root), .bin = xstrdup(bin), .when = when};
 	for (size_t j = 0; j < set->n; j++) {
-		a->set.items = xrealloc_array(a->set.items, a->set.n + 1, sizeof(struct access_item));
-		a->set.items[a->set.n++] = (struct access_item){set->items[j].kind, set->items[j].access,
-								xstrdup(set->items[j].path)};
+		a->set.items =
+		    xrealloc_array(a->set.items, a->set.n + 1, sizeof(struct access_item));
+		a->set.items[a->set.n++] = (struct access_item){
+		    set->items[j].kind, set->items[j].access, xstrdup(set->items[j].path)};
 	}
 }
 
@@ -213,7 +217,7 @@ char *approvals_path(const char *home)
 }
 
 static int load_path(const char *path, struct approval_store *st, struct strbuf *warn,
-		     struct error *err)
+                     struct error *err)
 {
 	cleanup_free char *buf = NULL;
 	size_t len = 0;
@@ -227,12 +231,13 @@ static int load_path(const char *path, struct approval_store *st, struct strbuf 
 	size_t damaged;
 	approvals_parse(buf, len, st, &damaged);
 	if (damaged && warn)
-		sb_addf(warn, "%s: %zu damaged line(s) skipped (kept in the file)\n", path, damaged);
+		sb_addf(warn, "%s: %zu damaged line(s) skipped (kept in the file)\n", path,
+		        damaged);
 	return 0;
 }
 
 int approvals_load(const char *home, struct approval_store *st, struct strbuf *warn,
-		   struct error *err)
+                   struct error *err)
 {
 	cleanup_free char *path = approvals_path(home);
 	return load_path(path, st, warn, err);
@@ -252,7 +257,8 @@ int approvals_update(const char *home, approvals_update_fn *fn, void *arg, struc
 		cleanup_free char *text = approvals_format(&st);
 		/* Private whatever the old file's mode was: it lists what each
 		 * project may reach. */
-		if (fs_write_atomic(path, text, strlen(text), 0600, err) < 0 || chmod(path, 0600) < 0)
+		if (fs_write_atomic(path, text, strlen(text), 0600, err) < 0 ||
+		    chmod(path, 0600) < 0)
 			rc = -1;
 	}
 	approvals_free(&st);

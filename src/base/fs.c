@@ -15,7 +15,7 @@
 #include "base/strbuf.h"
 
 static int read_fd(int fd, const char *path, size_t max, char **data, size_t *len,
-		   struct error *err)
+                   struct error *err)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
@@ -62,14 +62,15 @@ int fs_read_file(const char *path, size_t max, char **data, size_t *len, struct 
 }
 
 int fs_read_beneath(const char *dir, const char *rel, size_t max, char **data, size_t *len,
-		    struct error *err)
+                    struct error *err)
 {
 	cleanup_free char *path = path_join(dir, rel);
 	cleanup_close int fd = platform_open_beneath(dir, rel);
 	if (fd < 0) {
 		int e = errno;
 		error_set(err, "cannot open '%s': %s", path,
-			  e == EXDEV || e == ELOOP ? "it leads out of its shell directory" : strerror(e));
+		          e == EXDEV || e == ELOOP ? "it leads out of its shell directory"
+		                                   : strerror(e));
 		errno = e;
 		return -1;
 	}
@@ -98,9 +99,11 @@ static int create_temp_at(int dirfd, const char *name, char *tmp, size_t size)
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	for (int tries = 0; tries < 100; tries++) {
-		unsigned long salt = (unsigned long)now.tv_nsec ^ ((unsigned long)getpid() << 20) ^ counter++;
+		unsigned long salt =
+		    (unsigned long)now.tv_nsec ^ ((unsigned long)getpid() << 20) ^ counter++;
 		snprintf(tmp, size, ".%s.%06lx", name, salt & 0xffffff);
-		int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		int fd =
+		    openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}
@@ -108,7 +111,7 @@ static int create_temp_at(int dirfd, const char *name, char *tmp, size_t size)
 }
 
 int fs_write_atomic_at(int dirfd, const char *dir, const char *name, const void *data, size_t len,
-		       mode_t mode, struct error *err)
+                       mode_t mode, struct error *err)
 {
 	struct stat st;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
@@ -118,7 +121,8 @@ int fs_write_atomic_at(int dirfd, const char *dir, const char *name, const void 
 		return error_set(err, "cannot write '%s/%s': the name is too long", dir, name);
 	int fd = create_temp_at(dirfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
-		return error_set(err, "cannot create a temporary file in '%s': %s", dir, strerror(errno));
+		return error_set(err, "cannot create a temporary file in '%s': %s", dir,
+		                 strerror(errno));
 	const char *what = "write";
 	if (fchmod(fd, mode) < 0 || (what = "write", write_all(fd, data, len) < 0) ||
 	    (what = "sync", fsync(fd) < 0)) {
@@ -147,13 +151,15 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 }
 
 int fs_read_at(int dirfd, const char *dir, const char *name, size_t max, char **data, size_t *len,
-	       struct error *err)
+               struct error *err)
 {
 	cleanup_free char *path = path_join(dir, name);
-	cleanup_close int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	cleanup_close int fd =
+	    openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0) {
 		int e = errno;
-		error_set(err, "cannot open '%s': %s", path, e == ELOOP ? "it is a symlink" : strerror(e));
+		error_set(err, "cannot open '%s': %s", path,
+		          e == ELOOP ? "it is a symlink" : strerror(e));
 		errno = e;
 		return -1;
 	}
@@ -168,8 +174,11 @@ int fs_subdir_at(int dirfd, const char *dir, const char *name, mode_t mode, stru
 	if (fd < 0) {
 		struct stat st;
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-			error_set(err, "refusing to write through '%s/%s': it is a symlink", dir, name);
-			error_hint(err, "sandboxed code may have planted it; remove it if you did not make it");
+			error_set(err, "refusing to write through '%s/%s': it is a symlink", dir,
+			          name);
+			error_hint(
+			    err,
+			    "sandboxed code may have planted it; remove it if you did not make it");
 			return -1;
 		}
 		return error_set(err, "cannot open '%s/%s': %s", dir, name, strerror(errno));
@@ -205,7 +214,8 @@ int fs_mkdir_p(const char *path, mode_t mode, struct error *err)
 		char saved = *s;
 		*s = '\0';
 		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return error_set(err, "cannot create directory '%s': %s", p, strerror(errno));
+			return error_set(err, "cannot create directory '%s': %s", p,
+			                 strerror(errno));
 		*s = saved;
 		if (!saved)
 			break;

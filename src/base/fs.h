@@ -15,7 +15,7 @@ int fs_read_file(const char *path, size_t max, char **data, size_t *len, struct 
 /* The same for a file opened beneath dir (see platform_open_beneath): path
  * names it in messages. */
 int fs_read_beneath(const char *dir, const char *rel, size_t max, char **data, size_t *len,
-		    struct error *err);
+                    struct error *err);
 
 /* Replace path with data so that a crash leaves either the old or the new
  * file, never half of one: temp file in the same directory, fsync, rename.
@@ -25,11 +25,11 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 /* The same for the entry name of the directory dirfd, whose path dir names
  * it in messages. A symlink at name is replaced, never written through. */
 int fs_write_atomic_at(int dirfd, const char *dir, const char *name, const void *data, size_t len,
-		       mode_t mode, struct error *err);
+                       mode_t mode, struct error *err);
 
 /* fs_read_file for the entry name of dirfd, refusing a symlink there. */
 int fs_read_at(int dirfd, const char *dir, const char *name, size_t max, char **data, size_t *len,
-	       struct error *err);
+               struct error *err);
 
 /* Open the directory name inside dirfd, creating it with mode if missing,
  * for writing beneath it: refuses a symlink there, since whoever planted it

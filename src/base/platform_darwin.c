@@ -31,7 +31,8 @@ int platform_open_beneath(const char *dir, const char *rel)
 		if (slash)
 			*slash = '\0';
 		int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (slash ? O_DIRECTORY : O_NOCTTY);
-		int next = strcmp(part, "..") == 0 ? (errno = EXDEV, -1) : openat(fd, part, O_RDONLY | flags);
+		int next = strcmp(part, "..") == 0 ? (errno = EXDEV, -1)
+		                                   : openat(fd, part, O_RDONLY | flags);
 		int saved = errno;
 		close(fd);
 		errno = saved;
@@ -53,8 +54,9 @@ int platform_open_path_no_symlinks(const char *dir, const char *rel)
 	if (dfd < 0)
 		return -1;
 	/* O_NOFOLLOW_ANY (macOS 11) refuses a symlink in any component. */
-	int fd = strstr(rel, "..") ? (errno = EXDEV, -1)
-				   : openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW_ANY);
+	int fd = strstr(rel, "..")
+	             ? (errno = EXDEV, -1)
+	             : openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW_ANY);
 	int saved = errno;
 	close(dfd);
 	errno = saved;

@@ -1,24 +1,27 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
-#include <limits.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/platform.h"
 
-char *platform_self_exe(void) { return realpath("/proc/self/exe", NULL); }
+char *platform_self_exe(void)
+{
+	return realpath("/proc/self/exe", NULL);
+}
 
 #ifndef SYS_openat2
 #define SYS_openat2 437
 #endif
 #define MOAT_RESOLVE_NO_MAGICLINKS 0x02
-#define MOAT_RESOLVE_NO_SYMLINKS 0x04
-#define MOAT_RESOLVE_BENEATH 0x08
+#define MOAT_RESOLVE_NO_SYMLINKS   0x04
+#define MOAT_RESOLVE_BENEATH       0x08
 
 struct moat_open_how {
 	uint64_t flags, mode, resolve;
@@ -41,7 +44,7 @@ static int openat2_in(const char *dir, const char *rel, uint64_t flags, uint64_t
 int platform_open_beneath(const char *dir, const char *rel)
 {
 	return openat2_in(dir, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-			  MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_MAGICLINKS);
+	                  MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_MAGICLINKS);
 }
 
 /* Without openat2 (a container's seccomp profile may refuse it): one
@@ -86,7 +89,8 @@ static int walk_no_symlinks(const char *dir, const char *rel)
 
 int platform_open_path_no_symlinks(const char *dir, const char *rel)
 {
-	int fd = openat2_in(dir, rel, O_PATH | O_CLOEXEC, MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_SYMLINKS);
+	int fd = openat2_in(dir, rel, O_PATH | O_CLOEXEC,
+	                    MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_SYMLINKS);
 	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
 		return walk_no_symlinks(dir, rel);
 	return fd;

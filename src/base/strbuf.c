@@ -29,9 +29,15 @@ void sb_add(struct strbuf *sb, const void *data, size_t len)
 	sb->buf[sb->len] = '\0';
 }
 
-void sb_adds(struct strbuf *sb, const char *s) { sb_add(sb, s, strlen(s)); }
+void sb_adds(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
 
-void sb_addc(struct strbuf *sb, char c) { sb_add(sb, &c, 1); }
+void sb_addc(struct strbuf *sb, char c)
+{
+	sb_add(sb, &c, 1);
+}
 
 void sb_addf(struct strbuf *sb, const char *fmt, ...)
 {
@@ -68,4 +74,7 @@ char *sb_detach(struct strbuf *sb)
 	return p;
 }
 
-const char *sb_str(const struct strbuf *sb) { return sb->buf ? sb->buf : ""; }
+const char *sb_str(const struct strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}

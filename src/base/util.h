@@ -19,13 +19,16 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static inline void free_ptr(void *p) { free(*(void **)p); }
+static inline void free_ptr(void *p)
+{
+	free(*(void **)p);
+}
 static inline void close_fd(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
 }
-#define cleanup_free __attribute__((cleanup(free_ptr)))
+#define cleanup_free  __attribute__((cleanup(free_ptr)))
 #define cleanup_close __attribute__((cleanup(close_fd)))
 
 /* Hand ownership out of a cleanup-managed variable. */

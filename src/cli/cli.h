@@ -34,14 +34,14 @@ extern const struct command commands[];
 int cli_fail(const struct error *err, int status);
 /* Print usage for cmd to stderr and return EXIT_USAGE. */
 int cli_usage_error(const struct command *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 const struct command *cli_command(const char *name);
 /* True when argv[1] asks for help; prints the command's help to stdout. */
 bool cli_wants_help(int argc, char **argv, const struct command *cmd);
 /* Flush stdout and report a write error (e.g. a closed pipe) as failure. */
 int cli_finish(int status);
 void cli_verbose(const struct global_opts *g, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 int cmd_run(int argc, char **argv, const struct global_opts *g);
 int cmd_shell(int argc, char **argv, const struct global_opts *g);

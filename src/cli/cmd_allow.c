@@ -19,7 +19,7 @@ struct grant_args {
 /* Check BIN and PATH as the seed says: relative paths, "..", quotes and
  * control characters, and $HOME or its ancestors are refused with why. */
 static int parse_grant(const char *bin, const char *path, const char *home, struct grant_args *g,
-		       struct error *err)
+                       struct error *err)
 {
 	if (strcmp(bin, "*") != 0) {
 		const char *why = tool_name_refusal(bin);
@@ -36,8 +36,11 @@ static int parse_grant(const char *bin, const char *path, const char *home, stru
 	}
 	cleanup_free char *norm = path_normalize(expanded);
 	if (path_is_under(home, norm)) {
-		error_set(err, "refusing to grant '%s': it is your home directory or contains it", path);
-		error_hint(err, "that would undo the sandbox; grant the directory a tool needs, e.g. ~/.cargo");
+		error_set(err, "refusing to grant '%s': it is your home directory or contains it",
+		          path);
+		error_hint(
+		    err,
+		    "that would undo the sandbox; grant the directory a tool needs, e.g. ~/.cargo");
 		return -1;
 	}
 	g->bin = bin;
@@ -46,14 +49,15 @@ static int parse_grant(const char *bin, const char *path, const char *home, stru
 }
 
 static int edit_allow(const char *buf, size_t len, const char *file, const char *home, void *arg,
-		      struct strbuf *out, struct error *err)
+                      struct strbuf *out, struct error *err)
 {
 	const struct grant_args *g = arg;
-	return config_edit_allow(buf, len, file, home, g->bin, g->stored, g->write, g->exec, out, err);
+	return config_edit_allow(buf, len, file, home, g->bin, g->stored, g->write, g->exec, out,
+	                         err);
 }
 
 static int edit_unallow(const char *buf, size_t len, const char *file, const char *home, void *arg,
-			struct strbuf *out, struct error *err)
+                        struct strbuf *out, struct error *err)
 {
 	const struct grant_args *g = arg;
 	return config_edit_unallow(buf, len, file, home, g->bin, g->stored, out, err);
@@ -68,7 +72,7 @@ static int list_grants(const char *home)
 	for (size_t i = 0; i < cfg.nallow; i++) {
 		const struct config_allow *r = &cfg.allow[i];
 		const char *level = r->write ? (r->exec ? "read/write/exec" : "read/write")
-					     : (r->exec ? "read/exec" : "read");
+		                             : (r->exec ? "read/exec" : "read");
 		for (size_t j = 0; j < r->npaths; j++) {
 			printf("%-12s %-16s %s", r->bin, level, r->paths[j]);
 			for (size_t k = 0; k < r->ndirs; k++)
@@ -111,10 +115,11 @@ int cmd_allow(int argc, char **argv, const struct global_opts *g)
 		return cli_fail(&err, 1);
 	int rc = settings_edit(home, edit_allow, &ga, &err);
 	if (rc >= 0)
-		fprintf(stderr, "moat: %s %s %s access to %s\n", rc ? "granted" : "already granted:",
-			ga.bin, ga.write ? (ga.exec ? "read/write/exec" : "read/write")
-					 : (ga.exec ? "read/exec" : "read"),
-			ga.stored);
+		fprintf(stderr, "moat: %s %s %s access to %s\n",
+		        rc ? "granted" : "already granted:", ga.bin,
+		        ga.write ? (ga.exec ? "read/write/exec" : "read/write")
+		                 : (ga.exec ? "read/exec" : "read"),
+		        ga.stored);
 	free(ga.stored);
 	return rc < 0 ? cli_fail(&err, 1) : 0;
 }
@@ -135,7 +140,8 @@ int cmd_unallow(int argc, char **argv, const struct global_opts *g)
 	int rc = settings_edit(home, edit_unallow, &ga, &err);
 	if (rc == 0) {
 		error_set(&err, "no grant of %s to %s to remove", ga.stored, ga.bin);
-		error_hint(&err, "rules limited by .dirs are left alone; see 'moat allow' for the list");
+		error_hint(&err,
+		           "rules limited by .dirs are left alone; see 'moat allow' for the list");
 	} else if (rc == 1) {
 		fprintf(stderr, "moat: removed %s's grant of %s\n", ga.bin, ga.stored);
 	}

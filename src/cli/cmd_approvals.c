@@ -17,10 +17,11 @@ static void print_approval(const struct approval *a)
 	printf("%s  %s  %s\n", a->root, a->bin, date);
 	for (size_t i = 0; i < a->set.n; i++) {
 		const struct access_item *it = &a->set.items[i];
-		const char *what = it->kind == ITEM_HOME	? "HOME"
-				   : it->kind == ITEM_GRANT ? access_name(it->access)
-							    : "jailbreak";
-		printf("  %-16s %s%s\n", what, it->path, it->kind == ITEM_JAILBREAK ? "  UNSANDBOXED" : "");
+		const char *what = it->kind == ITEM_HOME    ? "HOME"
+		                   : it->kind == ITEM_GRANT ? access_name(it->access)
+		                                            : "jailbreak";
+		printf("  %-16s %s%s\n", what, it->path,
+		       it->kind == ITEM_JAILBREAK ? "  UNSANDBOXED" : "");
 	}
 }
 
@@ -28,7 +29,8 @@ int cmd_approvals(int argc, char **argv, const struct global_opts *g)
 {
 	(void)g;
 	if (argc > 1)
-		return cli_usage_error(cli_command("approvals"), "unexpected argument '%s'", argv[1]);
+		return cli_usage_error(cli_command("approvals"), "unexpected argument '%s'",
+		                       argv[1]);
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
@@ -94,6 +96,6 @@ int cmd_unapprove(int argc, char **argv, const struct global_opts *g)
 	if (approvals_update(home, forget, &f, &err) < 0)
 		return cli_fail(&err, 1);
 	fprintf(stderr, "moat: forgot %zu approval(s)%s%s\n", f.dropped, root ? " for " : "",
-		root ? root : "");
+	        root ? root : "");
 	return 0;
 }

@@ -26,7 +26,7 @@ struct checker {
 };
 
 static void finding(struct checker *c, int line, int col, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void finding(struct checker *c, int line, int col, const char *fmt, ...)
 {
@@ -56,7 +56,7 @@ static bool same_dirs(const struct config_allow *a, const struct config_allow *b
 
 /* Does rule b's path q make rule a's path p redundant? */
 static bool covers(const struct config_allow *b, const char *q, const struct config_allow *a,
-		   const char *p, const char *home)
+                   const char *p, const char *home)
 {
 	if (strcmp(b->bin, "*") != 0 && strcmp(b->bin, a->bin) != 0)
 		return false;
@@ -86,14 +86,16 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 	}
 	cleanup_free char *norm = path_normalize(expanded);
 	if (path_is_under(c->home, norm)) {
-		finding(c, r->line, r->col, "grant of '%s' to %s is refused: it is your home directory "
-					    "or contains it", p, r->bin);
+		finding(c, r->line, r->col,
+		        "grant of '%s' to %s is refused: it is your home directory "
+		        "or contains it",
+		        p, r->bin);
 		return;
 	}
 	cleanup_free char *canon = NULL;
 	struct error err = {0};
-	if (context_resolve_unplanted(norm, (const char *const *)c->areas, c->nareas, "to grant", &canon,
-				      &err) < 0) {
+	if (context_resolve_unplanted(norm, (const char *const *)c->areas, c->nareas, "to grant",
+	                              &canon, &err) < 0) {
 		finding(c, r->line, r->col, "%s; moat run here skips it", err.msg);
 		return;
 	}
@@ -104,10 +106,12 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 				continue;
 			bool mutual = covers(r, p, b, b->paths[pj], c->home);
 			/* Of two identical grants, report only the later one. */
-			if (covers(b, b->paths[pj], r, p, c->home) && (!mutual || rj < ri || (rj == ri && pj < pi))) {
-				finding(c, r->line, r->col, "grant of '%s' to %s is redundant: line %d grants "
-							    "'%s' to %s already", p, r->bin, b->line,
-					b->paths[pj], b->bin);
+			if (covers(b, b->paths[pj], r, p, c->home) &&
+			    (!mutual || rj < ri || (rj == ri && pj < pi))) {
+				finding(c, r->line, r->col,
+				        "grant of '%s' to %s is redundant: line %d grants "
+				        "'%s' to %s already",
+				        p, r->bin, b->line, b->paths[pj], b->bin);
 				return;
 			}
 		}
@@ -139,16 +143,18 @@ static void check_config(struct checker *c, const struct config *cfg)
 	}
 	for (size_t i = 0; i < cfg->ndetect; i++)
 		for (size_t j = 0; j < cfg->detect[i].nshells; j++)
-			check_shell(c, cfg->detect[i].line, cfg->detect[i].col, cfg->detect[i].shells[j]);
+			check_shell(c, cfg->detect[i].line, cfg->detect[i].col,
+			            cfg->detect[i].shells[j]);
 	for (size_t i = 0; i < cfg->ndefault; i++)
 		check_shell(c, 1, 1, cfg->default_shells[i]);
 	const char *path = getenv("PATH");
 	for (size_t i = 0; i < cfg->njailbreak; i++) {
 		struct error err = {0};
-		cleanup_free char *exe = session_resolve_command(cfg->jailbreak[i], path ? path : "", &err);
+		cleanup_free char *exe =
+		    session_resolve_command(cfg->jailbreak[i], path ? path : "", &err);
 		if (!exe)
 			finding(c, 1, 1, "jailbreak '%s' is not found on PATH and would be skipped",
-				cfg->jailbreak[i]);
+			        cfg->jailbreak[i]);
 	}
 }
 
@@ -192,8 +198,8 @@ int cmd_check(int argc, char **argv, const struct global_opts *g)
 	} else {
 		/* Links are judged as a run in the current directory would. */
 		cleanup_free char *cwd = fs_cwd(&err);
-		c.areas = context_writable_areas(cwd ? context_root_or_null(cwd, home) : NULL, home, &cfg,
-						 &c.nareas);
+		c.areas = context_writable_areas(cwd ? context_root_or_null(cwd, home) : NULL, home,
+		                                 &cfg, &c.nareas);
 		check_config(&c, &cfg);
 		context_free_areas(c.areas, c.nareas);
 		config_free(&cfg);

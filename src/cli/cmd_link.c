@@ -29,14 +29,14 @@ static char *link_dir(const char *dir, struct error *err)
 }
 
 static int edit_link(const char *buf, size_t len, const char *file, const char *home, void *arg,
-		     struct strbuf *out, struct error *err)
+                     struct strbuf *out, struct error *err)
 {
 	const struct link_args *a = arg;
 	return config_edit_link(buf, len, file, home, a->dir, a->shells, a->nshells, out, err);
 }
 
 static int edit_unlink(const char *buf, size_t len, const char *file, const char *home, void *arg,
-		       struct strbuf *out, struct error *err)
+                       struct strbuf *out, struct error *err)
 {
 	const struct link_args *a = arg;
 	return config_edit_unlink(buf, len, file, home, a->dir, out, err);
@@ -79,7 +79,7 @@ int cmd_link(int argc, char **argv, const struct global_opts *g)
 			return cli_usage_error(self, "bad shell name '%s': %s", argv[i], why);
 	}
 	struct link_args a = {link_dir(argv[1], &err), (const char *const *)argv + 2,
-			      (size_t)argc - 2};
+	                      (size_t)argc - 2};
 	if (!a.dir)
 		return cli_fail(&err, 1);
 	int rc = settings_edit(home, edit_link, &a, &err);
@@ -137,11 +137,14 @@ int cmd_detect(int argc, char **argv, const struct global_opts *g)
 		return cli_fail(&err, 1);
 	const char **shells;
 	size_t n;
-	enum config_shells_from from = config_detect_shells(&cfg, dir, home, marker_exists, NULL, &shells, &n);
+	enum config_shells_from from =
+	    config_detect_shells(&cfg, dir, home, marker_exists, NULL, &shells, &n);
 	printf("shells:");
 	for (size_t i = 0; i < n; i++)
 		printf(" %s", shells[i]);
-	printf("%s\n", from == CONFIG_SHELLS_LINK ? " (linked)" : from == CONFIG_SHELLS_DETECT ? " (detected)" : " none");
+	printf("%s\n", from == CONFIG_SHELLS_LINK     ? " (linked)"
+	               : from == CONFIG_SHELLS_DETECT ? " (detected)"
+	                                              : " none");
 	printf("default:");
 	for (size_t i = 0; i < cfg.ndefault; i++)
 		printf(" %s", cfg.default_shells[i]);

@@ -26,12 +26,14 @@ static void print_rules(const struct session *s)
 		printf("%-40s %-16s %s\n", p->jailbreaks[i], "UNSANDBOXED", "jailbreak");
 	printf("%-40s %-16s %s\n", "network", "open", "by design");
 	for (size_t i = 0; i < p->nenv; i++)
-		printf("env %s=%s\n", p->env[i].name, p->env[i].value ? p->env[i].value : "(unset)");
+		printf("env %s=%s\n", p->env[i].name,
+		       p->env[i].value ? p->env[i].value : "(unset)");
 	const char *socket_warning = sandbox_socket_warning(p, &s->support);
 	if (socket_warning)
 		printf("unix sockets: all reachable: %s\n", socket_warning);
 	else if (s->support.abi < 9)
-		printf("unix sockets: new AF_UNIX sockets refused (Landlock ABI < 9 cannot confine them by "
+		printf("unix sockets: new AF_UNIX sockets refused (Landlock ABI < 9 cannot confine "
+		       "them by "
 		       "path); socketpair and pipes work\n");
 	else
 		printf("unix sockets: only those under the root and .sockets in config.zon\n");
@@ -39,13 +41,15 @@ static void print_rules(const struct session *s)
 		printf("ipc: shared with your processes, /dev/shm as the rules say (a rule lies in "
 		       "/dev/shm, which a private one would hide)\n");
 	else
-		printf("ipc: %s\n", sandbox_private_ipc_works()
-					    ? "private /dev/shm and System V IPC (own namespaces)"
-					    : "/dev/shm denied, System V IPC shared with your processes (no "
-					      "namespaces here: user namespaces are off, root lacks "
-					      "CAP_SYS_ADMIN, or this is a sandbox already)");
+		printf("ipc: %s\n",
+		       sandbox_private_ipc_works()
+		           ? "private /dev/shm and System V IPC (own namespaces)"
+		           : "/dev/shm denied, System V IPC shared with your processes (no "
+		             "namespaces here: user namespaces are off, root lacks "
+		             "CAP_SYS_ADMIN, or this is a sandbox already)");
 	printf("kernel: Landlock ABI %d\n", s->support.abi);
-	printf("not enforced: %s\n", s->support.not_enforced[0] ? s->support.not_enforced : "nothing");
+	printf("not enforced: %s\n",
+	       s->support.not_enforced[0] ? s->support.not_enforced : "nothing");
 }
 
 /* What macOS would enforce for this context: the same facts rendered by the

@@ -30,14 +30,14 @@ static void say_lingering(void *arg)
 {
 	(void)arg;
 	fprintf(stderr, "moat: the command exited; waiting for the processes it started "
-			"(^C stops them)\n");
+	                "(^C stops them)\n");
 }
 
 static int run_traced(struct session *s, char **cmd, struct error *err)
 {
 	struct traced t = {s, cmd};
 	struct trace_opts o = {
-		.child = exec_traced, .arg = &t, .name = cmd[0], .lingering = say_lingering};
+	    .child = exec_traced, .arg = &t, .name = cmd[0], .lingering = say_lingering};
 	struct trace_log log = {0};
 	int wstatus = 0;
 	if (trace_run(&o, &log, &wstatus, err) < 0) {
@@ -79,7 +79,7 @@ int cmd_run(int argc, char **argv, const struct global_opts *g)
 	if (session_open(&s, argv + 1, nshells, g, &err) < 0)
 		return cli_fail(&err, EXIT_MOAT_FAILED);
 	int status = trace ? run_traced(&s, argv + dashes + 1, &err)
-			   : session_exec(&s, argv + dashes + 1, &err);
+	                   : session_exec(&s, argv + dashes + 1, &err);
 	session_close(&s);
 	return err.msg[0] ? cli_fail(&err, status) : status;
 }

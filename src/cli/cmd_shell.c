@@ -32,7 +32,8 @@ int cmd_shell(int argc, char **argv, const struct global_opts *g)
 {
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
-			return cli_usage_error(cli_command("shell"), "unknown option '%s'", argv[i]);
+			return cli_usage_error(cli_command("shell"), "unknown option '%s'",
+			                       argv[i]);
 	struct error err = {0};
 	struct session s;
 	if (session_open(&s, argv + 1, argc - 1, g, &err) < 0)

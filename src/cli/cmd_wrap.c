@@ -30,7 +30,8 @@ struct wrap_args {
 static bool same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }
 
 /* A directory on PATH that is itself a shell's bin/ holds wrappers, not
@@ -107,8 +108,9 @@ static char *resolve_existing(const char *path, char **existing, struct error *e
 	if (!cwd)
 		return NULL;
 	if (settings_load(home, NULL, &cfg, err) < 0) {
-		error_hint(err, "moat wrap reads config.zon for its write grants; 'moat check' lists "
-				"every problem");
+		error_hint(err,
+		           "moat wrap reads config.zon for its write grants; 'moat check' lists "
+		           "every problem");
 		return NULL;
 	}
 	size_t nareas;
@@ -117,7 +119,8 @@ static char *resolve_existing(const char *path, char **existing, struct error *e
 	char *canon = NULL;
 	*existing = xstrdup(path);
 	while (context_resolve_unplanted(*existing, (const char *const *)areas, nareas, "the shell",
-					 &canon, err) == 0 && !canon && strcmp(*existing, "/") != 0) {
+	                                 &canon, err) == 0 &&
+	       !canon && strcmp(*existing, "/") != 0) {
 		char *up = path_dirname(*existing);
 		free(*existing);
 		*existing = up;
@@ -138,7 +141,8 @@ static int open_shell_dir(const char *shell, struct error *err)
 	int fd = platform_open_path_no_symlinks("/", canon + 1);
 	if (fd < 0)
 		return error_set(err, "cannot open '%s': %s", canon,
-				 errno == ELOOP ? "it changed into a symlink while moat looked" : strerror(errno));
+		                 errno == ELOOP ? "it changed into a symlink while moat looked"
+		                                : strerror(errno));
 	cleanup_free char *made = xstrdup(existing);
 	for (const char *rest = shell + strlen(existing); fd >= 0 && *rest;) {
 		while (*rest == '/')
@@ -182,12 +186,14 @@ static void close_shell_dirs(struct shell_dirs *d)
 }
 
 /* Point bin/<tool> at the wrapper; replace whatever was there atomically. */
-static int link_tool(const struct shell_dirs *d, const char *tool, const char *wrapper, struct error *err)
+static int link_tool(const struct shell_dirs *d, const char *tool, const char *wrapper,
+                     struct error *err)
 {
 	cleanup_free char *tmp = xasprintf(".%s.moat-new", tool);
 	unlinkat(d->bin, tmp, 0);
 	if (symlinkat(wrapper, d->bin, tmp) < 0)
-		return error_set(err, "cannot create '%s/bin/%s': %s", d->path, tmp, strerror(errno));
+		return error_set(err, "cannot create '%s/bin/%s': %s", d->path, tmp,
+		                 strerror(errno));
 	if (renameat(d->bin, tmp, d->bin, tool) < 0) {
 		int e = errno;
 		unlinkat(d->bin, tmp, 0);
@@ -197,12 +203,13 @@ static int link_tool(const struct shell_dirs *d, const char *tool, const char *w
 }
 
 static int update_manifest(const struct shell_dirs *d, const struct wrap_args *a, char **reals,
-			   struct error *err)
+                           struct error *err)
 {
 	struct manifest m = {0};
 	const char *name = path_basename(MANIFEST_REL);
 	struct stat st;
-	if (fstatat(d->moat, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && manifest_load(d->path, &m, err) < 0)
+	if (fstatat(d->moat, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    manifest_load(d->path, &m, err) < 0)
 		return -1;
 	for (int i = 0; i < a->nbins; i++)
 		manifest_set(&m, path_basename(reals[i]), reals[i]);
@@ -219,7 +226,8 @@ static int update_env(const struct shell_dirs *d, const struct wrap_args *a, str
 	cleanup_free char *path = path_join(d->moat_path, name);
 	cleanup_free char *old = NULL;
 	size_t len = 0;
-	if (fs_read_at(d->moat, d->moat_path, name, MANIFEST_MAX, &old, &len, err) < 0 && errno != ENOENT)
+	if (fs_read_at(d->moat, d->moat_path, name, MANIFEST_MAX, &old, &len, err) < 0 &&
+	    errno != ENOENT)
 		return -1;
 	struct strbuf text = STRBUF_INIT;
 	if (old)
@@ -257,7 +265,8 @@ static int parse_wrap_args(int argc, char **argv, struct wrap_args *a)
 	a->bins = xcalloc((size_t)argc, sizeof(char *));
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--env") == 0 || strncmp(argv[i], "--env=", 6) == 0) {
-			const char *kv = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
+			const char *kv =
+			    argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!kv || !strchr(kv, '='))
 				return cli_usage_error(self, "--env needs KEY=VALUE");
 			a->env[a->nenv++] = kv;
@@ -290,8 +299,10 @@ static char *shell_dir_for(const char *name, struct error *err)
 	if (colon)
 		*colon = '\0';
 	if (search[0] != '/') {
-		error_set(err, "cannot make shell '%s' in '%s': not an absolute path", name, search);
-		error_hint(err, "MOAT_SHELLS_PATH lists absolute directories (moat run skips others)");
+		error_set(err, "cannot make shell '%s' in '%s': not an absolute path", name,
+		          search);
+		error_hint(err,
+		           "MOAT_SHELLS_PATH lists absolute directories (moat run skips others)");
 		return NULL;
 	}
 	return path_join(search, name);

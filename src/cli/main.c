@@ -7,43 +7,43 @@
 
 /* Help text per command lives in docs/moat.1 too; keep them in step. */
 const struct command commands[] = {
-	{"run", cmd_run, "moat run [--trace] [SHELL...] -- CMD [ARG...]",
-	 "run one command in the sandbox and exit with its status"},
-	{"shell", cmd_shell, "moat shell [SHELL...]", "start $SHELL in the sandbox"},
-	{"profile", cmd_profile, "moat profile [--format=rules|sbpl] [SHELL...]",
-	 "print the rules run and shell would apply here"},
-	{"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
-	 "create or update a local shell from binaries"},
-	{"allow", cmd_allow, "moat allow [BIN PATH [--write] [--exec]]",
-	 "grant BIN access to PATH outside the root (no arguments: list grants)"},
-	{"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant"},
-	{"link", cmd_link, "moat link [DIR SHELL...]",
-	 "use these shells for DIR when none are named (no arguments: list links)"},
-	{"unlink", cmd_unlink, "moat unlink DIR", "forget DIR's link"},
-	{"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR"},
-	{"check", cmd_check, "moat check", "validate config.zon, its paths and its shells"},
-	{"update", cmd_update, "moat update [SHELL...]",
-	 "move pinned nix shells to their flake's current revision"},
-	{"approvals", cmd_approvals, "moat approvals", "list remembered confirm answers"},
-	{"unapprove", cmd_unapprove, "moat unapprove [DIR | --all]",
-	 "forget confirm answers for DIR (default: here) or every project"},
-	{NULL, NULL, NULL, NULL},
+    {"run", cmd_run, "moat run [--trace] [SHELL...] -- CMD [ARG...]",
+     "run one command in the sandbox and exit with its status"},
+    {"shell", cmd_shell, "moat shell [SHELL...]", "start $SHELL in the sandbox"},
+    {"profile", cmd_profile, "moat profile [--format=rules|sbpl] [SHELL...]",
+     "print the rules run and shell would apply here"},
+    {"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
+     "create or update a local shell from binaries"},
+    {"allow", cmd_allow, "moat allow [BIN PATH [--write] [--exec]]",
+     "grant BIN access to PATH outside the root (no arguments: list grants)"},
+    {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant"},
+    {"link", cmd_link, "moat link [DIR SHELL...]",
+     "use these shells for DIR when none are named (no arguments: list links)"},
+    {"unlink", cmd_unlink, "moat unlink DIR", "forget DIR's link"},
+    {"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR"},
+    {"check", cmd_check, "moat check", "validate config.zon, its paths and its shells"},
+    {"update", cmd_update, "moat update [SHELL...]",
+     "move pinned nix shells to their flake's current revision"},
+    {"approvals", cmd_approvals, "moat approvals", "list remembered confirm answers"},
+    {"unapprove", cmd_unapprove, "moat unapprove [DIR | --all]",
+     "forget confirm answers for DIR (default: here) or every project"},
+    {NULL, NULL, NULL, NULL},
 };
 
 static void print_help(FILE *out)
 {
 	fprintf(out, "usage: moat [-v] <command> [<args>]\n\n"
-		     "Run developer tools in a sandbox that denies file access by default: the\n"
-		     "project (the current directory) is read/write, system directories are\n"
-		     "read + exec, and $HOME, /tmp and other projects are unreadable.\n\n"
-		     "commands:\n");
+	             "Run developer tools in a sandbox that denies file access by default: the\n"
+	             "project (the current directory) is read/write, system directories are\n"
+	             "read + exec, and $HOME, /tmp and other projects are unreadable.\n\n"
+	             "commands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(out, "  %-9s %s\n", c->name, c->summary);
 	fprintf(out, "\noptions:\n"
-		     "  -v, --verbose  say how shells, config and paths were resolved\n"
-		     "  -h, --help     show this help; 'moat <command> -h' for a command\n"
-		     "  --version      print moat's version\n\n"
-		     "See moat(1) for the environment variables and files.\n");
+	             "  -v, --verbose  say how shells, config and paths were resolved\n"
+	             "  -h, --help     show this help; 'moat <command> -h' for a command\n"
+	             "  --version      print moat's version\n\n"
+	             "See moat(1) for the environment variables and files.\n");
 }
 
 const struct command *cli_command(const char *name)
@@ -125,7 +125,8 @@ int main(int argc, char **argv)
 	}
 	const struct command *cmd = cli_command(argv[i]);
 	if (!cmd) {
-		fprintf(stderr, "moat: '%s' is not a moat command\nhint: see 'moat --help'\n", argv[i]);
+		fprintf(stderr, "moat: '%s' is not a moat command\nhint: see 'moat --help'\n",
+		        argv[i]);
 		return EXIT_USAGE;
 	}
 	if (cli_wants_help(argc - i, argv + i, cmd))

@@ -26,7 +26,7 @@ static char *find_wrapper(void)
 }
 
 static int add_shells(struct session *s, const char *const *names, size_t n,
-		      const struct global_opts *g, struct error *err)
+                      const struct global_opts *g, struct error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	size_t nareas;
@@ -68,7 +68,7 @@ static void add_name(const char ***names, size_t *n, const char *name)
 /* Named shells, else what links/detect give for the root; then the default
  * shells, last on PATH so they never change what a project resolves to. */
 static int choose_shells(struct session *s, char **named, int nnamed, const struct global_opts *g,
-			 struct error *err)
+                         struct error *err)
 {
 	const char **names = NULL;
 	size_t n = 0;
@@ -78,7 +78,7 @@ static int choose_shells(struct session *s, char **named, int nnamed, const stru
 		const char **found;
 		size_t nfound;
 		enum config_shells_from from = config_detect_shells(
-			&s->cfg, s->ctx.root, s->ctx.home, marker_exists, NULL, &found, &nfound);
+		    &s->cfg, s->ctx.root, s->ctx.home, marker_exists, NULL, &found, &nfound);
 		for (size_t i = 0; i < nfound; i++)
 			add_name(&names, &n, found[i]);
 		free(found);
@@ -87,7 +87,7 @@ static int choose_shells(struct session *s, char **named, int nnamed, const stru
 			for (size_t i = 0; i < n; i++)
 				sb_addf(&list, "%s%s", i ? ", " : "", names[i]);
 			fprintf(stderr, "moat: using shells %s (%s)\n", sb_str(&list),
-				from == CONFIG_SHELLS_LINK ? "linked" : "detected");
+			        from == CONFIG_SHELLS_LINK ? "linked" : "detected");
 			sb_release(&list);
 		}
 	}
@@ -130,19 +130,22 @@ static void resolve_jailbreaks(struct session *s, const struct global_opts *g)
 		char *exe = session_resolve_command(s->cfg.jailbreak[i], s->path, &ignored);
 		if (!exe || exe[0] != '/') {
 			fprintf(stderr, "moat: jailbreak '%s' not found on PATH, skipped\n",
-				s->cfg.jailbreak[i]);
+			        s->cfg.jailbreak[i]);
 			free(exe);
 			continue;
 		}
 		exe = unwrap_tool(s, exe);
 		if (!exe) {
-			fprintf(stderr, "moat: jailbreak '%s' resolves to a wrapped tool whose real binary "
-					"cannot be found, skipped\n", s->cfg.jailbreak[i]);
+			fprintf(stderr,
+			        "moat: jailbreak '%s' resolves to a wrapped tool whose real binary "
+			        "cannot be found, skipped\n",
+			        s->cfg.jailbreak[i]);
 			continue;
 		}
 		cli_verbose(g, "jailbreak %s: %s", s->cfg.jailbreak[i], exe);
 		sb_addf(&env, "%s%s", env.len ? ":" : "", exe);
-		s->ctx.jailbreaks = xrealloc_array(s->ctx.jailbreaks, s->ctx.njailbreaks + 1, sizeof(char *));
+		s->ctx.jailbreaks =
+		    xrealloc_array(s->ctx.jailbreaks, s->ctx.njailbreaks + 1, sizeof(char *));
 		s->ctx.jailbreaks[s->ctx.njailbreaks++] = exe;
 	}
 	if (env.len)
@@ -151,7 +154,7 @@ static void resolve_jailbreaks(struct session *s, const struct global_opts *g)
 }
 
 int session_open(struct session *s, char **shells, int nshells, const struct global_opts *g,
-		 struct error *err)
+                 struct error *err)
 {
 	*s = (struct session){0};
 	const char *home = context_real_home(err);
@@ -187,8 +190,8 @@ int session_open(struct session *s, char **shells, int nshells, const struct glo
 	if (socket_warning)
 		fprintf(stderr, "moat: warning: %s\n", socket_warning);
 	if (s->support.not_enforced[0])
-		fprintf(stderr, "moat: not enforced by this kernel (Landlock ABI %d): %s\n", s->support.abi,
-			s->support.not_enforced);
+		fprintf(stderr, "moat: not enforced by this kernel (Landlock ABI %d): %s\n",
+		        s->support.abi, s->support.not_enforced);
 	return 0;
 fail:
 	session_close(s);
@@ -256,7 +259,7 @@ static int session_confirm(const struct session *s, const char *name, struct err
 		return 0;
 	struct strbuf warn = STRBUF_INIT;
 	int rc = confirm_start(s->ctx.home, name, &s->profile,
-			       s->overrides.home ? s->overrides.home : s->ctx.home, &warn, err);
+	                       s->overrides.home ? s->overrides.home : s->ctx.home, &warn, err);
 	if (warn.len)
 		warning_print("moat", warn.buf);
 	sb_release(&warn);
@@ -275,9 +278,11 @@ int session_exec(struct session *s, char **cmd, struct error *err)
 	/* A descriptor to a file outside would be a hole Landlock cannot close. */
 	platform_close_from(3);
 	if (sandbox_apply(&s->profile, &s->support, err) < 0 ||
-	    context_make_tmpdir(s->profile.root, err) < 0 || env_make_home(s->overrides.home, err) < 0)
+	    context_make_tmpdir(s->profile.root, err) < 0 ||
+	    env_make_home(s->overrides.home, err) < 0)
 		return EXIT_MOAT_FAILED;
 	env_apply_overrides(&s->overrides);
 	execv(exe, cmd);
-	return context_exec_error(err, exe, path_basename(exe), s->profile.root, s->ctx.home, errno);
+	return context_exec_error(err, exe, path_basename(exe), s->profile.root, s->ctx.home,
+	                          errno);
 }

@@ -15,13 +15,13 @@ struct session {
 	struct config cfg;
 	struct profile profile;
 	struct sandbox_support support;
-	char *path;          /* PATH inside: the shells' bin directories first */
+	char *path;                     /* PATH inside: the shells' bin directories first */
 	struct env_overrides overrides; /* MOAT_ENV_*, applied right before exec */
 };
 
 /* Build the session for the current directory and shells[0..n). */
 int session_open(struct session *s, char **shells, int nshells, const struct global_opts *g,
-		 struct error *err);
+                 struct error *err);
 void session_close(struct session *s);
 
 /* Confine this process and exec cmd (resolved on the session PATH). Returns

@@ -9,7 +9,7 @@
 /* One edit: buf/len is the current file (len 0 when missing). Returns 1 when
  * out holds a changed file, 0 when nothing changes, -1 on error. */
 typedef int settings_edit_fn(const char *buf, size_t len, const char *file, const char *home,
-			     void *arg, struct strbuf *out, struct error *err);
+                             void *arg, struct strbuf *out, struct error *err);
 
 /* Run fn on config.zon under an exclusive lock (so two edits at the same
  * moment both land) and replace the file atomically when it changed.

@@ -12,14 +12,19 @@
 /* /etc entries that DNS, TLS and time need; on some systems they are
  * symlinks to files outside /etc (resolv.conf -> /run/systemd/...). */
 static const char *const etc_needed[] = {
-	"/etc/resolv.conf", "/etc/hosts",    "/etc/nsswitch.conf",
-	"/etc/host.conf",   "/etc/gai.conf", "/etc/localtime",
-	"/etc/timezone",    "/etc/ssl/certs/ca-certificates.crt",
-	"/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/pki/tls/certs/ca-bundle.crt",
 };
 
 int context_exec_error(struct error *err, const char *exe, const char *name, const char *root,
-		       const char *home, int e)
+                       const char *home, int e)
 {
 	error_set(err, "cannot run '%s': %s", exe, strerror(e));
 	cleanup_free char *canon = realpath(exe, NULL);
@@ -29,8 +34,10 @@ int context_exec_error(struct error *err, const char *exe, const char *name, con
 		/* Grant the directory, unless that would be home or above it. */
 		cleanup_free char *dir = path_dirname(canon);
 		const char *what = path_is_under(home, dir) ? canon : dir;
-		error_hint(err, "the sandbox does not allow running it; to grant it:  moat allow %s %s --exec",
-			   name, what);
+		error_hint(
+		    err,
+		    "the sandbox does not allow running it; to grant it:  moat allow %s %s --exec",
+		    name, what);
 	}
 	return e == ENOENT ? 127 : 126;
 }
@@ -57,8 +64,8 @@ static char *next_component(const char **rest)
 	return c;
 }
 
-int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
-			      char **canon, struct error *err)
+int context_resolve_unplanted(const char *path, const char *const *areas, size_t n,
+                              const char *what, char **canon, struct error *err)
 {
 	*canon = NULL;
 	char *resolved = xstrdup("/");
@@ -85,9 +92,14 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 		}
 		const char *area = area_around(cand, areas, n);
 		if (area) {
-			error_set(err, "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
-				       "code can write", what, path, cand, area);
-			error_hint(err, "name the real directory, or remove the link if you did not make it");
+			error_set(
+			    err,
+			    "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
+			    "code can write",
+			    what, path, cand, area);
+			error_hint(
+			    err,
+			    "name the real directory, or remove the link if you did not make it");
 			err->status = 125;
 			free(cand), free(c), free(todo), free(resolved);
 			return -1;
@@ -132,13 +144,15 @@ const char *context_real_home(struct error *err)
 
 static void gather_etc_links(struct context *c)
 {
-	for (size_t i = 0; i < ARRAY_LEN(etc_needed) && c->netc_links < ARRAY_LEN(c->etc_links); i++) {
+	for (size_t i = 0; i < ARRAY_LEN(etc_needed) && c->netc_links < ARRAY_LEN(c->etc_links);
+	     i++) {
 		struct stat st;
 		/* Only a symlink can lead outside /etc; most entries are not one. */
 		if (lstat(etc_needed[i], &st) < 0 || !S_ISLNK(st.st_mode))
 			continue;
 		char *target = realpath(etc_needed[i], NULL);
-		if (target && !profile_defaults_read(PLATFORM_LINUX, target) && !path_refusal(target))
+		if (target && !profile_defaults_read(PLATFORM_LINUX, target) &&
+		    !path_refusal(target))
 			c->etc_links[c->netc_links++] = target;
 		else
 			free(target);
@@ -219,25 +233,25 @@ void context_free(struct context *c)
 }
 
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
-			  struct error *err)
+                          struct error *err)
 {
 	struct profile_input in = {
-		.platform = platform,
-		.root = c->root,
-		.home = c->home,
-		.terminals = (const char *const *)c->terminals,
-		.nterminals = c->nterminals,
-		.etc_links = (const char *const *)c->etc_links,
-		.netc_links = c->netc_links,
-		.grants = c->grants,
-		.ngrants = c->ngrants,
-		.jailbreaks = (const char *const *)c->jailbreaks,
-		.njailbreaks = c->njailbreaks,
-		.shell_dirs = (const char *const *)c->shell_dirs,
-		.nshell_dirs = c->nshell_dirs,
-		.wrapper = c->wrapper,
-		.sockets = (const char *const *)c->sockets,
-		.nsockets = c->nsockets,
+	    .platform = platform,
+	    .root = c->root,
+	    .home = c->home,
+	    .terminals = (const char *const *)c->terminals,
+	    .nterminals = c->nterminals,
+	    .etc_links = (const char *const *)c->etc_links,
+	    .netc_links = c->netc_links,
+	    .grants = c->grants,
+	    .ngrants = c->ngrants,
+	    .jailbreaks = (const char *const *)c->jailbreaks,
+	    .njailbreaks = c->njailbreaks,
+	    .shell_dirs = (const char *const *)c->shell_dirs,
+	    .nshell_dirs = c->nshell_dirs,
+	    .wrapper = c->wrapper,
+	    .sockets = (const char *const *)c->sockets,
+	    .nsockets = c->nsockets,
 	};
 	return profile_build(&in, out, err);
 }
@@ -259,12 +273,14 @@ int context_make_tmpdir(const char *root, struct error *err)
 		return error_set(err, "cannot open '%s': %s", root, strerror(errno));
 	if (mkdirat(rootfd, ".moat", 0755) < 0 && errno != EEXIST)
 		return error_set(err, "cannot create '%s/.moat': %s", root, strerror(errno));
-	cleanup_close int moatfd = openat(rootfd, ".moat", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cleanup_close int moatfd =
+	    openat(rootfd, ".moat", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (moatfd < 0)
 		return error_set(err, "cannot open '%s/.moat': %s", root, strerror(errno));
 	if (mkdirat(moatfd, "tmp", 0700) < 0 && errno != EEXIST)
 		return error_set(err, "cannot create '%s/.moat/tmp': %s", root, strerror(errno));
-	int fd = openat(moatfd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = openat(moatfd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	                0644);
 	if (fd >= 0) {
 		/* "*" ignores the directory's contents and the .gitignore itself. */
 		if (write(fd, "*\n", 2) != 2) {
@@ -273,7 +289,8 @@ int context_make_tmpdir(const char *root, struct error *err)
 		}
 		close(fd);
 	} else if (errno != EEXIST) {
-		return error_set(err, "cannot create '%s/.moat/.gitignore': %s", root, strerror(errno));
+		return error_set(err, "cannot create '%s/.moat/.gitignore': %s", root,
+		                 strerror(errno));
 	}
 	return 0;
 }

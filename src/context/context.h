@@ -11,15 +11,15 @@
 #include "profile/profile.h"
 
 struct context {
-	char *root;        /* canonical project root */
-	char *home;        /* the real HOME, canonical when it exists */
+	char *root; /* canonical project root */
+	char *home; /* the real HOME, canonical when it exists */
 	char *terminals[3];
 	size_t nterminals;
 	char *etc_links[16];
 	size_t netc_links;
 	char **shell_dirs; /* canonical */
 	size_t nshell_dirs;
-	char *wrapper;     /* canonical moat-wrapper that shells link to, or NULL */
+	char *wrapper; /* canonical moat-wrapper that shells link to, or NULL */
 	struct grant *grants;
 	size_t ngrants;
 	char **jailbreaks;
@@ -40,7 +40,7 @@ void context_free(struct context *c);
 /* The profile for this context on a platform (the running one for
  * enforcement; macOS for `moat profile --format=sbpl` anywhere). */
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
-			  struct error *err);
+                          struct error *err);
 
 /* Apply a profile's environment changes to this process's environment. */
 void context_apply_env(const struct profile *p);
@@ -59,7 +59,7 @@ char *context_canonical_prefix(const char *path, struct error *err);
  * permissions (access() is not judged by Landlock) and outside the root.
  * Returns the exit status: 127 not found, 126 cannot run. */
 int context_exec_error(struct error *err, const char *exe, const char *name, const char *root,
-		       const char *home, int e);
+                       const char *home, int e);
 
 /* Resolve path (absolute) to the canonical form the sandbox will use, as
  * realpath would, but refuse a symlink that lies inside one of the writable
@@ -73,8 +73,8 @@ int context_exec_error(struct error *err, const char *exe, const char *name, con
  * refusing symlinks below an area). *canon is NULL when path does not exist
  * (errno says why, as realpath's would).
  * Returns 0, or -1 with err (status 125). */
-int context_resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
-			      char **canon, struct error *err);
+int context_resolve_unplanted(const char *path, const char *const *areas, size_t n,
+                              const char *what, char **canon, struct error *err);
 
 /* The real HOME: $HOME, which must be set and absolute. */
 const char *context_real_home(struct error *err);

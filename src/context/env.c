@@ -19,8 +19,8 @@ int env_collect_overrides(struct env_overrides *o, struct error *err)
 			continue;
 		const char *eq = strchr(*e, '=');
 		o->vars = xrealloc_array(o->vars, o->n + 1, sizeof(*o->vars));
-		o->vars[o->n++] = (struct env_change){xstrndup(*e + prefix, (size_t)(eq - *e) - prefix),
-						      xstrdup(eq + 1)};
+		o->vars[o->n++] = (struct env_change){
+		    xstrndup(*e + prefix, (size_t)(eq - *e) - prefix), xstrdup(eq + 1)};
 	}
 	for (size_t i = 0; i < o->n; i++) {
 		cleanup_free char *full = xasprintf("%s%s", MOAT_ENV_PREFIX, o->vars[i].name);
@@ -29,7 +29,8 @@ int env_collect_overrides(struct env_overrides *o, struct error *err)
 	for (size_t i = 0; i < o->n; i++) {
 		const char *name = o->vars[i].name, *value = o->vars[i].value;
 		if (!*name || strncmp(name, "MOAT_", 5) == 0) {
-			error_set(err, "refusing %s%s: it would change moat's own settings", MOAT_ENV_PREFIX, name);
+			error_set(err, "refusing %s%s: it would change moat's own settings",
+			          MOAT_ENV_PREFIX, name);
 			env_overrides_free(o);
 			return -1;
 		}
@@ -60,7 +61,7 @@ void env_overrides_free(struct env_overrides *o)
 }
 
 int env_check_home(const struct profile *p, const char *home_override, const char *bin,
-		   struct error *err)
+                   struct error *err)
 {
 	if (!home_override)
 		return 0;

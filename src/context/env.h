@@ -24,7 +24,7 @@ void env_overrides_free(struct env_overrides *o);
 /* MOAT_ENV_HOME must be writable inside the sandbox (under the root or a
  * write grant); otherwise refuse, naming both ways out. */
 int env_check_home(const struct profile *p, const char *home_override, const char *bin,
-		   struct error *err);
+                   struct error *err);
 
 /* Create the overridden HOME if missing. Called inside the sandbox. */
 int env_make_home(const char *home_override, struct error *err);

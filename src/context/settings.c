@@ -26,9 +26,12 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 		cleanup_free char *dir = path_dirname(path);
 		cleanup_free char *where = realpath(link ? path : dir, NULL);
 		if (where && path_is_under(where, root)) {
-			error_set(err, "refusing to use '%s': it is inside the sandbox root '%s'", path, root);
-			error_hint(err, "sandboxed code could rewrite its own grants there; keep config.zon "
-					"outside the project (XDG_CONFIG_HOME)");
+			error_set(err, "refusing to use '%s': it is inside the sandbox root '%s'",
+			          path, root);
+			error_hint(
+			    err,
+			    "sandboxed code could rewrite its own grants there; keep config.zon "
+			    "outside the project (XDG_CONFIG_HOME)");
 			err->status = 125;
 			return -1;
 		}
@@ -37,7 +40,7 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 }
 
 char **context_writable_areas(const char *root, const char *home, const struct config *cfg,
-			      size_t *n)
+                              size_t *n)
 {
 	char **areas = xcalloc(2, sizeof(char *));
 	*n = 0;
@@ -70,7 +73,8 @@ int context_resolve_shell(const char *path, char **canon, void *areas, struct er
 	size_t n = 0;
 	while (list[n])
 		n++;
-	return context_resolve_unplanted(path, (const char *const *)list, n, "the shell", canon, err);
+	return context_resolve_unplanted(path, (const char *const *)list, n, "the shell", canon,
+	                                 err);
 }
 
 const char *context_root_or_null(const char *cwd, const char *home)
@@ -99,7 +103,7 @@ int context_add_config_sockets(struct context *c, const struct config *cfg, stru
 }
 
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
-			      struct strbuf *warnings, struct error *err)
+                              struct strbuf *warnings, struct error *err)
 {
 	struct config_grant *grants;
 	size_t n = config_grants(cfg, bin, c->root, c->home, &grants);
@@ -111,19 +115,21 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 		char *canon = NULL;
 		if (why) {
 			cleanup_free char *file = settings_path(c->home);
-			error_set(err, "%s:%d:%d: refusing to grant '%s' to %s: %s", file, grants[i].rule->line,
-				  grants[i].rule->col, grants[i].path, grants[i].bin, why);
-			error_hint(err, "fix the path in config.zon; 'moat check' lists every problem");
+			error_set(err, "%s:%d:%d: refusing to grant '%s' to %s: %s", file,
+			          grants[i].rule->line, grants[i].rule->col, grants[i].path,
+			          grants[i].bin, why);
+			error_hint(err,
+			           "fix the path in config.zon; 'moat check' lists every problem");
 			err->status = 125;
 			rc = -1;
-		} else if (context_resolve_unplanted(grants[i].path, (const char *const *)areas, nareas,
-						     "to grant", &canon, err) < 0) {
+		} else if (context_resolve_unplanted(grants[i].path, (const char *const *)areas,
+		                                     nareas, "to grant", &canon, err) < 0) {
 			sb_addf(warnings, "%s; skipped (%s)\n", err->msg, err->hint);
 			error_set(err, "%s", "");
 		}
 		if (canon) {
 			unsigned access = ACCESS_READ | (grants[i].write ? ACCESS_WRITE : 0) |
-					  (grants[i].exec ? ACCESS_EXEC : 0);
+			                  (grants[i].exec ? ACCESS_EXEC : 0);
 			context_add_grant(c, grants[i].bin, canon, access);
 			free(canon);
 		}

@@ -26,14 +26,14 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
  * path or one with ".." is refused before anything resolves it: resolved
  * against the current directory it would grant something else. */
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
-			      struct strbuf *warnings, struct error *err);
+                              struct strbuf *warnings, struct error *err);
 
 /* Where sandboxed code can write, canonical: the root (if not NULL) and
  * every write grant in config.zon (of any binary, at any root: a process
  * left from another run may hold it). NULL-terminated, *n long; free with
  * context_free_areas. */
 char **context_writable_areas(const char *root, const char *home, const struct config *cfg,
-			      size_t *n);
+                              size_t *n);
 void context_free_areas(char **areas, size_t n);
 
 /* shell_find's resolver (shell_resolve_fn) for a session or moat check:

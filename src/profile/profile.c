@@ -14,50 +14,50 @@ struct default_rule {
  * readable because runtimes need /proc/self; Landlock's ptrace rules keep
  * other processes' environ, mem, cwd and fd out of reach. */
 static const struct default_rule linux_defaults[] = {
-	{"/usr", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/bin", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/sbin", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/lib", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/lib32", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/lib64", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/libx32", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/nix/store", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/etc", ACCESS_READ, ORIGIN_SYSTEM},
-	{"/proc", ACCESS_READ, ORIGIN_SYSTEM},
-	{"/sys", ACCESS_READ, ORIGIN_SYSTEM},
-	{"/dev/null", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
-	{"/dev/zero", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
-	{"/dev/full", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
-	{"/dev/random", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
-	{"/dev/urandom", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
-	{"/dev/tty", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
-	{"/dev/ptmx", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
+    {"/usr", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/bin", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/sbin", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/lib", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/lib32", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/lib64", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/libx32", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/nix/store", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/etc", ACCESS_READ, ORIGIN_SYSTEM},
+    {"/proc", ACCESS_READ, ORIGIN_SYSTEM},
+    {"/sys", ACCESS_READ, ORIGIN_SYSTEM},
+    {"/dev/null", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+    {"/dev/zero", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+    {"/dev/full", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+    {"/dev/random", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+    {"/dev/urandom", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+    {"/dev/tty", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
+    {"/dev/ptmx", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
 };
 
 /* The seed's allowlist for macOS, rendered by the SBPL backend. */
 static const struct default_rule macos_defaults[] = {
-	{"/nix/store", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/bin", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/sbin", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/usr/bin", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/usr/sbin", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/usr/lib", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/usr/libexec", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/System", ACCESS_RX, ORIGIN_SYSTEM},
-	{"/etc", ACCESS_READ, ORIGIN_SYSTEM},
-	{"/private/etc", ACCESS_READ, ORIGIN_SYSTEM},
-	{"/usr/share", ACCESS_READ, ORIGIN_SYSTEM},
-	{"/dev/null", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
-	{"/dev/zero", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
-	{"/dev/random", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
-	{"/dev/urandom", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
-	{"/dev/dtracehelper", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE}, /* runtimes' dtrace probes */
-	{"/dev/tty", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
-	{"/dev/ptmx", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL}, /* script, node-pty */
+    {"/nix/store", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/bin", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/sbin", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/usr/bin", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/usr/sbin", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/usr/lib", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/usr/libexec", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/System", ACCESS_RX, ORIGIN_SYSTEM},
+    {"/etc", ACCESS_READ, ORIGIN_SYSTEM},
+    {"/private/etc", ACCESS_READ, ORIGIN_SYSTEM},
+    {"/usr/share", ACCESS_READ, ORIGIN_SYSTEM},
+    {"/dev/null", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+    {"/dev/zero", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+    {"/dev/random", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+    {"/dev/urandom", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE},
+    {"/dev/dtracehelper", ACCESS_RW | ACCESS_IOCTL, ORIGIN_DEVICE}, /* runtimes' dtrace probes */
+    {"/dev/tty", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL},
+    {"/dev/ptmx", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL}, /* script, node-pty */
 };
 
-void profile_add_rule(struct profile *p, const char *path, unsigned access,
-		      enum rule_origin origin, const char *bin)
+void profile_add_rule(struct profile *p, const char *path, unsigned access, enum rule_origin origin,
+                      const char *bin)
 {
 	for (size_t i = 0; i < p->nrules; i++) {
 		struct rule *r = &p->rules[i];
@@ -75,10 +75,10 @@ void profile_add_rule(struct profile *p, const char *path, unsigned access,
 	}
 	p->rules = xrealloc_array(p->rules, p->nrules + 1, sizeof(*p->rules));
 	p->rules[p->nrules++] = (struct rule){
-		.path = xstrdup(path),
-		.access = access,
-		.origin = origin,
-		.bin = bin ? xstrdup(bin) : NULL,
+	    .path = xstrdup(path),
+	    .access = access,
+	    .origin = origin,
+	    .bin = bin ? xstrdup(bin) : NULL,
 	};
 }
 
@@ -100,9 +100,9 @@ int profile_refuse_root(const char *root, const char *home, struct error *err)
 	if (!path_is_under(home, root))
 		return 0;
 	error_set(err, "refusing to use '%s' as the sandbox root: it %s your home directory", root,
-		  strcmp(root, home) == 0 ? "is" : "contains");
+	          strcmp(root, home) == 0 ? "is" : "contains");
 	error_hint(err, "a root containing home would grant access to everything home is meant to "
-			"withhold; cd into a project directory");
+	                "withhold; cd into a project directory");
 	return -1;
 }
 
@@ -114,8 +114,9 @@ static int add_grants(struct profile *p, const struct profile_input *in, struct 
 		if (why)
 			return error_set(err, "refusing to grant '%s': %s", g->path, why);
 		if (path_is_under(in->home, g->path))
-			return error_set(err, "refusing to grant '%s': it is your home directory or contains it",
-					 g->path);
+			return error_set(
+			    err, "refusing to grant '%s': it is your home directory or contains it",
+			    g->path);
 		profile_add_rule(p, g->path, g->access, ORIGIN_GRANT, g->bin);
 	}
 	return 0;
@@ -126,18 +127,21 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 	*out = (struct profile){.platform = in->platform, .network = true};
 	if (path_refusal(in->root))
 		return error_set(err, "cannot use '%s' as the sandbox root: %s", in->root,
-				 path_refusal(in->root));
+		                 path_refusal(in->root));
 	if (profile_refuse_root(in->root, in->home, err) < 0)
 		return -1;
 	out->root = xstrdup(in->root);
 	profile_add_rule(out, in->root, ACCESS_ALL, ORIGIN_ROOT, NULL);
 
-	const struct default_rule *defs = in->platform == PLATFORM_MACOS ? macos_defaults : linux_defaults;
-	size_t ndefs = in->platform == PLATFORM_MACOS ? ARRAY_LEN(macos_defaults) : ARRAY_LEN(linux_defaults);
+	const struct default_rule *defs =
+	    in->platform == PLATFORM_MACOS ? macos_defaults : linux_defaults;
+	size_t ndefs =
+	    in->platform == PLATFORM_MACOS ? ARRAY_LEN(macos_defaults) : ARRAY_LEN(linux_defaults);
 	for (size_t i = 0; i < ndefs; i++)
 		profile_add_rule(out, defs[i].path, defs[i].access, defs[i].origin, NULL);
 	for (size_t i = 0; i < in->nterminals; i++)
-		profile_add_rule(out, in->terminals[i], ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL, NULL);
+		profile_add_rule(out, in->terminals[i], ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL,
+		                 NULL);
 	for (size_t i = 0; i < in->netc_links; i++)
 		profile_add_rule(out, in->etc_links[i], ACCESS_READ, ORIGIN_ETC_LINK, NULL);
 	for (size_t i = 0; i < in->nshell_dirs + (in->wrapper != NULL); i++) {
@@ -160,7 +164,8 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 		return -1;
 	}
 	for (size_t i = 0; i < in->njailbreaks; i++) {
-		out->jailbreaks = xrealloc_array(out->jailbreaks, out->njailbreaks + 1, sizeof(char *));
+		out->jailbreaks =
+		    xrealloc_array(out->jailbreaks, out->njailbreaks + 1, sizeof(char *));
 		out->jailbreaks[out->njailbreaks++] = xstrdup(in->jailbreaks[i]);
 	}
 
@@ -202,8 +207,10 @@ void profile_free(struct profile *p)
 
 bool profile_defaults_read(enum platform platform, const char *path)
 {
-	const struct default_rule *defs = platform == PLATFORM_MACOS ? macos_defaults : linux_defaults;
-	size_t n = platform == PLATFORM_MACOS ? ARRAY_LEN(macos_defaults) : ARRAY_LEN(linux_defaults);
+	const struct default_rule *defs =
+	    platform == PLATFORM_MACOS ? macos_defaults : linux_defaults;
+	size_t n =
+	    platform == PLATFORM_MACOS ? ARRAY_LEN(macos_defaults) : ARRAY_LEN(linux_defaults);
 	for (size_t i = 0; i < n; i++)
 		if ((defs[i].access & ACCESS_READ) && path_is_under(path, defs[i].path))
 			return true;

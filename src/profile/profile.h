@@ -15,15 +15,15 @@
 
 /* Access levels, as bits. A backend maps each to its own rights. */
 enum access {
-	ACCESS_READ = 1u << 0,  /* read files, list directories */
-	ACCESS_WRITE = 1u << 1, /* create, modify, truncate, remove, rename, link */
-	ACCESS_EXEC = 1u << 2,  /* execute and map executable */
-	ACCESS_IOCTL = 1u << 3, /* ioctl on devices (terminals) */
+	ACCESS_READ = 1u << 0,    /* read files, list directories */
+	ACCESS_WRITE = 1u << 1,   /* create, modify, truncate, remove, rename, link */
+	ACCESS_EXEC = 1u << 2,    /* execute and map executable */
+	ACCESS_IOCTL = 1u << 3,   /* ioctl on devices (terminals) */
 	ACCESS_CONNECT = 1u << 4, /* connect to a pathname unix socket */
 };
 
-#define ACCESS_RW (ACCESS_READ | ACCESS_WRITE)
-#define ACCESS_RX (ACCESS_READ | ACCESS_EXEC)
+#define ACCESS_RW  (ACCESS_READ | ACCESS_WRITE)
+#define ACCESS_RX  (ACCESS_READ | ACCESS_EXEC)
 #define ACCESS_ALL (ACCESS_READ | ACCESS_WRITE | ACCESS_EXEC)
 
 /* Why a rule exists; printed by `moat profile` and the confirm prompt. */
@@ -85,8 +85,8 @@ struct grant {
 /* Facts the context gathered from the host; the builder only combines them. */
 struct profile_input {
 	enum platform platform;
-	const char *root; /* canonical */
-	const char *home; /* canonical real HOME */
+	const char *root;             /* canonical */
+	const char *home;             /* canonical real HOME */
 	const char *const *terminals; /* device paths of the controlling terminal */
 	size_t nterminals;
 	const char *const *etc_links; /* canonical targets of needed /etc links */
@@ -97,7 +97,7 @@ struct profile_input {
 	size_t njailbreaks;
 	const char *const *shell_dirs; /* canonical shell directories in use */
 	size_t nshell_dirs;
-	const char *wrapper; /* canonical path of moat-wrapper, or NULL */
+	const char *wrapper;        /* canonical path of moat-wrapper, or NULL */
 	const char *const *sockets; /* unix sockets let through on purpose */
 	size_t nsockets;
 };
@@ -112,8 +112,8 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 void profile_free(struct profile *p);
 
 /* Add or widen a rule: one path has one rule, whose access is the union. */
-void profile_add_rule(struct profile *p, const char *path, unsigned access,
-		      enum rule_origin origin, const char *bin);
+void profile_add_rule(struct profile *p, const char *path, unsigned access, enum rule_origin origin,
+                      const char *bin);
 void profile_set_env(struct profile *p, const char *name, const char *value);
 
 /* Do the platform's default rules already give read access to path? */

@@ -7,7 +7,7 @@
 #include "sandbox/caps.h"
 
 #ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT           47
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
@@ -16,8 +16,8 @@
 /* Not CAP_CHOWN or CAP_FOWNER: Landlock does not judge chown and chmod, so
  * with them root could give away or open up any file on the machine. */
 static const int kept[] = {
-	CAP_DAC_OVERRIDE, CAP_FSETID, CAP_KILL, CAP_SETGID,
-	CAP_SETUID, CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_AUDIT_WRITE,
+    CAP_DAC_OVERRIDE, CAP_FSETID,           CAP_KILL,       CAP_SETGID,
+    CAP_SETUID,       CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_AUDIT_WRITE,
 };
 
 static unsigned long long kept_mask(void)
@@ -36,7 +36,8 @@ int caps_drop_dangerous(struct error *err)
 		return error_set(err, "cannot read capabilities: %s", strerror(errno));
 	/* Ambient capabilities would survive exec for a non-root user. */
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	unsigned long long permitted = data[0].permitted | (unsigned long long)data[1].permitted << 32;
+	unsigned long long permitted = data[0].permitted | (unsigned long long)data[1].permitted
+	                                                       << 32;
 	if (!permitted)
 		return 0;
 	unsigned long long keep = kept_mask();
@@ -51,7 +52,8 @@ int caps_drop_dangerous(struct error *err)
 		if (!in_set || (keep & (1ull << cap)))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-			return error_set(err, "cannot drop capability %d: %s", cap, strerror(errno));
+			return error_set(err, "cannot drop capability %d: %s", cap,
+			                 strerror(errno));
 	}
 	for (int i = 0; i < 2; i++) {
 		unsigned int k = (unsigned int)(keep >> (32 * i));

@@ -20,14 +20,14 @@
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
+#define SYS_landlock_add_rule       445
+#define SYS_landlock_restrict_self  446
 #endif
 
-#define LL_WRITE_RIGHTS                                                                         \
-	(LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | \
-	 LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER | LL_FS_TRUNCATE |         \
-	 LL_FS_RESOLVE_UNIX)
+#define LL_WRITE_RIGHTS                                                                            \
+	(LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR |                \
+	 LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER |       \
+	 LL_FS_TRUNCATE | LL_FS_RESOLVE_UNIX)
 
 uint64_t landlock_fs_rights_for_abi(int abi)
 {
@@ -71,9 +71,10 @@ int sandbox_probe(struct sandbox_support *s, struct error *err)
 	if (s->abi == 0) {
 		int e = errno;
 		error_set(err, "cannot sandbox: Landlock is %s on this kernel",
-			  e == EOPNOTSUPP ? "disabled" : "not available");
-		error_hint(err, "moat needs Linux 5.13 or newer with Landlock enabled, e.g. boot with "
-				"lsm=landlock,... or CONFIG_LSM including landlock");
+		          e == EOPNOTSUPP ? "disabled" : "not available");
+		error_hint(err,
+		           "moat needs Linux 5.13 or newer with Landlock enabled, e.g. boot with "
+		           "lsm=landlock,... or CONFIG_LSM including landlock");
 		error_hint(err, "moat never runs a tool unconfined");
 		err->status = 125;
 		return -1;
@@ -103,7 +104,7 @@ int sandbox_probe(struct sandbox_support *s, struct error *err)
 static int open_rule_path(const struct rule *r)
 {
 	bool fixed = r->origin == ORIGIN_SYSTEM || r->origin == ORIGIN_DEVICE ||
-		     r->origin == ORIGIN_TERMINAL || r->origin == ORIGIN_PRIVATE;
+	             r->origin == ORIGIN_TERMINAL || r->origin == ORIGIN_PRIVATE;
 	if (fixed || r->path[0] != '/')
 		return open(r->path, O_PATH | O_CLOEXEC);
 	return platform_open_path_no_symlinks("/", r->path + 1);
@@ -115,9 +116,11 @@ static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct 
 	if (fd < 0) {
 		/* A path that does not exist gets no rule: it is simply not there;
 		 * nor does one that now passes through a symlink. */
-		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP || errno == EXDEV)
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP ||
+		    errno == EXDEV)
 			return 0;
-		return error_set(err, "cannot open '%s' for the sandbox: %s", r->path, strerror(errno));
+		return error_set(err, "cannot open '%s' for the sandbox: %s", r->path,
+		                 strerror(errno));
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0)
@@ -129,7 +132,8 @@ static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct 
 		return 0;
 	struct ll_path_beneath_attr pb = {.allowed_access = rights, .parent_fd = fd};
 	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0) < 0)
-		return error_set(err, "cannot add a sandbox rule for '%s': %s", r->path, strerror(errno));
+		return error_set(err, "cannot add a sandbox rule for '%s': %s", r->path,
+		                 strerror(errno));
 	return 0;
 }
 

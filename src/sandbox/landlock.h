@@ -8,32 +8,32 @@
 #include "profile/profile.h"
 
 #define LL_CREATE_RULESET_VERSION (1u << 0)
-#define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_PATH_BENEATH      1
 
-#define LL_FS_EXECUTE (1ull << 0)
-#define LL_FS_WRITE_FILE (1ull << 1)
-#define LL_FS_READ_FILE (1ull << 2)
-#define LL_FS_READ_DIR (1ull << 3)
-#define LL_FS_REMOVE_DIR (1ull << 4)
-#define LL_FS_REMOVE_FILE (1ull << 5)
-#define LL_FS_MAKE_CHAR (1ull << 6)
-#define LL_FS_MAKE_DIR (1ull << 7)
-#define LL_FS_MAKE_REG (1ull << 8)
-#define LL_FS_MAKE_SOCK (1ull << 9)
-#define LL_FS_MAKE_FIFO (1ull << 10)
-#define LL_FS_MAKE_BLOCK (1ull << 11)
-#define LL_FS_MAKE_SYM (1ull << 12)
-#define LL_FS_REFER (1ull << 13)     /* ABI 2 */
-#define LL_FS_TRUNCATE (1ull << 14)  /* ABI 3 */
-#define LL_FS_IOCTL_DEV (1ull << 15) /* ABI 5 */
+#define LL_FS_EXECUTE      (1ull << 0)
+#define LL_FS_WRITE_FILE   (1ull << 1)
+#define LL_FS_READ_FILE    (1ull << 2)
+#define LL_FS_READ_DIR     (1ull << 3)
+#define LL_FS_REMOVE_DIR   (1ull << 4)
+#define LL_FS_REMOVE_FILE  (1ull << 5)
+#define LL_FS_MAKE_CHAR    (1ull << 6)
+#define LL_FS_MAKE_DIR     (1ull << 7)
+#define LL_FS_MAKE_REG     (1ull << 8)
+#define LL_FS_MAKE_SOCK    (1ull << 9)
+#define LL_FS_MAKE_FIFO    (1ull << 10)
+#define LL_FS_MAKE_BLOCK   (1ull << 11)
+#define LL_FS_MAKE_SYM     (1ull << 12)
+#define LL_FS_REFER        (1ull << 13) /* ABI 2 */
+#define LL_FS_TRUNCATE     (1ull << 14) /* ABI 3 */
+#define LL_FS_IOCTL_DEV    (1ull << 15) /* ABI 5 */
 #define LL_FS_RESOLVE_UNIX (1ull << 16) /* ABI 9: connect to pathname unix sockets */
 
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ull << 0) /* ABI 6 */
-#define LL_SCOPE_SIGNAL (1ull << 1)               /* ABI 6 */
+#define LL_SCOPE_SIGNAL               (1ull << 1) /* ABI 6 */
 
 /* Rights that may be given on a regular file (the rest need a directory). */
-#define LL_FS_FILE_RIGHTS \
-	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV | \
+#define LL_FS_FILE_RIGHTS                                                                          \
+	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV |   \
 	 LL_FS_RESOLVE_UNIX)
 
 struct ll_ruleset_attr {

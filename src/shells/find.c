@@ -45,7 +45,8 @@ static int resolve_realpath(const char *path, char **canon, void *arg, struct er
 	return 0;
 }
 
-int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **dir, struct error *err)
+int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **dir,
+               struct error *err)
 {
 	/* FLAKE#ATTR names its flake; the flake may well contain a slash. */
 	if (strchr(name, '#'))
@@ -90,8 +91,7 @@ int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **di
 		return 0;
 	cleanup_free char *shown = shells_search_path();
 	error_hint(err, "looked for a local shell in %s (MOAT_SHELLS_PATH%s)", shown,
-		   has_relative_entry(shown) ? "; relative entries are skipped" : "");
+	           has_relative_entry(shown) ? "; relative entries are skipped" : "");
 	error_hint(err, "make a local one with: moat wrap %s /path/to/tool...", name);
 	return -1;
 }
-

@@ -37,7 +37,7 @@ void manifest_set(struct manifest *m, const char *name, const char *path)
 }
 
 static int parse_manifest_line(const char *line, size_t len, const char *file, int lineno,
-			       struct manifest *out, struct error *err)
+                               struct manifest *out, struct error *err)
 {
 	const char *tab = memchr(line, '\t', len);
 	if (!tab)
@@ -53,7 +53,8 @@ static int parse_manifest_line(const char *line, size_t len, const char *file, i
 		return error_set(err, "%s:%d: the path is longer than PATH_MAX", file, lineno);
 	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
-			return error_set(err, "%s:%d: the path contains a control character", file, lineno);
+			return error_set(err, "%s:%d: the path contains a control character", file,
+			                 lineno);
 	if (manifest_lookup(out, name))
 		return error_set(err, "%s:%d: '%s' is listed twice", file, lineno, name);
 	manifest_set(out, name, path);
@@ -61,7 +62,7 @@ static int parse_manifest_line(const char *line, size_t len, const char *file, i
 }
 
 int manifest_parse(const char *buf, size_t len, const char *file, struct manifest *out,
-		   struct error *err)
+                   struct error *err)
 {
 	*out = (struct manifest){0};
 	if (memchr(buf, '\0', len)) {
@@ -117,7 +118,8 @@ static bool valid_env_name(const char *s, size_t n)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
-		if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+		if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		      (c >= '0' && c <= '9')))
 			return false;
 	}
 	return true;
@@ -131,7 +133,7 @@ static char *expand_root(const char *value, size_t n, const char *root)
 			sb_adds(&sb, root);
 			i += 12;
 		} else if (n - i >= 10 && memcmp(value + i, "$MOAT_ROOT", 10) == 0 &&
-			   !(n - i > 10 && valid_env_name(value + i + 10, 1))) {
+		           !(n - i > 10 && valid_env_name(value + i + 10, 1))) {
 			sb_adds(&sb, root);
 			i += 10;
 		} else {
@@ -155,7 +157,7 @@ static const char *env_name_refusal(const char *name)
 }
 
 int envfile_parse(const char *buf, size_t len, const char *file, const char *root,
-		  struct env_change **out, size_t *n, struct error *err)
+                  struct env_change **out, size_t *n, struct error *err)
 {
 	*out = NULL;
 	*n = 0;
@@ -184,11 +186,12 @@ int envfile_parse(const char *buf, size_t len, const char *file, const char *roo
 		if (why) {
 			env_changes_free(*out, *n);
 			*out = NULL, *n = 0;
-			return error_set(err, "%s:%d: refusing to set %s: %s", file, lineno, name, why);
+			return error_set(err, "%s:%d: refusing to set %s: %s", file, lineno, name,
+			                 why);
 		}
 		*out = xrealloc_array(*out, *n + 1, sizeof(**out));
 		(*out)[(*n)++] = (struct env_change){
-			steal_ptr(&name), expand_root(eq + 1, linelen - (size_t)(eq + 1 - p), root)};
+		    steal_ptr(&name), expand_root(eq + 1, linelen - (size_t)(eq + 1 - p), root)};
 		p = next;
 	}
 	return 0;

@@ -16,7 +16,7 @@
 #include "profile/profile.h"
 
 #define MANIFEST_REL "share/moat/manifest"
-#define ENVFILE_REL "share/moat/env"
+#define ENVFILE_REL  "share/moat/env"
 #define MANIFEST_MAX (1u << 20)
 
 struct manifest_entry {
@@ -30,7 +30,7 @@ struct manifest {
 };
 
 int manifest_parse(const char *buf, size_t len, const char *file, struct manifest *out,
-		   struct error *err);
+                   struct error *err);
 const char *manifest_lookup(const struct manifest *m, const char *name);
 void manifest_free(struct manifest *m);
 /* Render a manifest back to its file format. Caller frees. */
@@ -42,7 +42,7 @@ void manifest_set(struct manifest *m, const char *name, const char *path);
  * Variables that steer moat itself (MOAT_*), the dynamic loader (LD_*) or
  * HOME are refused: an env file may sit where sandboxed code can write. */
 int envfile_parse(const char *buf, size_t len, const char *file, const char *root,
-		  struct env_change **out, size_t *n, struct error *err);
+                  struct env_change **out, size_t *n, struct error *err);
 void env_changes_free(struct env_change *env, size_t n);
 
 /* Is NAME usable as a tool name (a single path component, printable)? */
@@ -62,7 +62,8 @@ typedef int shell_resolve_fn(const char *path, char **canon, void *arg, struct e
  * flake, anything else is looked up on shells_search_path()) and check that
  * it has bin/. *dir gets the canonical shell directory, exactly as resolve
  * returned it: never resolved a second time. */
-int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **dir, struct error *err);
+int shell_find(const char *name, shell_resolve_fn *resolve, void *arg, char **dir,
+               struct error *err);
 
 /* Load <shell_dir>/share/moat/manifest. */
 int manifest_load(const char *shell_dir, struct manifest *m, struct error *err);

@@ -32,52 +32,52 @@
 
 const struct sc_desc trace_syscalls[] = {
 #ifdef SYS_open
-	{SYS_open, SC_OPEN, NONE, 0, NONE, NONE, 1},
+    {SYS_open, SC_OPEN, NONE, 0, NONE, NONE, 1},
 #endif
-	{SYS_openat, SC_OPEN, 0, 1, NONE, NONE, 2},
+    {SYS_openat, SC_OPEN, 0, 1, NONE, NONE, 2},
 #ifdef SYS_openat2
-	{SYS_openat2, SC_OPENAT2, 0, 1, NONE, NONE, 2},
+    {SYS_openat2, SC_OPENAT2, 0, 1, NONE, NONE, 2},
 #endif
 #ifdef SYS_creat
-	{SYS_creat, SC_CREAT, NONE, 0, NONE, NONE, NONE},
+    {SYS_creat, SC_CREAT, NONE, 0, NONE, NONE, NONE},
 #endif
-	{SYS_truncate, SC_TRUNCATE, NONE, 0, NONE, NONE, NONE},
-	{SYS_execve, SC_EXEC, NONE, 0, NONE, NONE, NONE},
+    {SYS_truncate, SC_TRUNCATE, NONE, 0, NONE, NONE, NONE},
+    {SYS_execve, SC_EXEC, NONE, 0, NONE, NONE, NONE},
 #ifdef SYS_execveat
-	{SYS_execveat, SC_EXEC, 0, 1, NONE, NONE, 4},
+    {SYS_execveat, SC_EXEC, 0, 1, NONE, NONE, 4},
 #endif
 #ifdef SYS_mkdir
-	{SYS_mkdir, SC_MKDIR, NONE, 0, NONE, NONE, NONE},
+    {SYS_mkdir, SC_MKDIR, NONE, 0, NONE, NONE, NONE},
 #endif
-	{SYS_mkdirat, SC_MKDIR, 0, 1, NONE, NONE, NONE},
+    {SYS_mkdirat, SC_MKDIR, 0, 1, NONE, NONE, NONE},
 #ifdef SYS_mknod
-	{SYS_mknod, SC_MKNOD, NONE, 0, NONE, NONE, 1},
+    {SYS_mknod, SC_MKNOD, NONE, 0, NONE, NONE, 1},
 #endif
-	{SYS_mknodat, SC_MKNOD, 0, 1, NONE, NONE, 2},
+    {SYS_mknodat, SC_MKNOD, 0, 1, NONE, NONE, 2},
 #ifdef SYS_symlink
-	{SYS_symlink, SC_SYMLINK, NONE, 1, NONE, NONE, NONE},
+    {SYS_symlink, SC_SYMLINK, NONE, 1, NONE, NONE, NONE},
 #endif
-	{SYS_symlinkat, SC_SYMLINK, 1, 2, NONE, NONE, NONE},
+    {SYS_symlinkat, SC_SYMLINK, 1, 2, NONE, NONE, NONE},
 #ifdef SYS_unlink
-	{SYS_unlink, SC_UNLINK, NONE, 0, NONE, NONE, NONE},
+    {SYS_unlink, SC_UNLINK, NONE, 0, NONE, NONE, NONE},
 #endif
 #ifdef SYS_rmdir
-	{SYS_rmdir, SC_RMDIR, NONE, 0, NONE, NONE, NONE},
+    {SYS_rmdir, SC_RMDIR, NONE, 0, NONE, NONE, NONE},
 #endif
-	{SYS_unlinkat, SC_UNLINK, 0, 1, NONE, NONE, 2},
+    {SYS_unlinkat, SC_UNLINK, 0, 1, NONE, NONE, 2},
 #ifdef SYS_rename
-	{SYS_rename, SC_RENAME, NONE, 0, NONE, 1, NONE},
+    {SYS_rename, SC_RENAME, NONE, 0, NONE, 1, NONE},
 #endif
 #ifdef SYS_renameat
-	{SYS_renameat, SC_RENAME, 0, 1, 2, 3, NONE},
+    {SYS_renameat, SC_RENAME, 0, 1, 2, 3, NONE},
 #endif
-	{SYS_renameat2, SC_RENAME, 0, 1, 2, 3, 4},
+    {SYS_renameat2, SC_RENAME, 0, 1, 2, 3, 4},
 #ifdef SYS_link
-	{SYS_link, SC_LINK, NONE, 0, NONE, 1, NONE},
+    {SYS_link, SC_LINK, NONE, 0, NONE, 1, NONE},
 #endif
-	{SYS_linkat, SC_LINK, 0, 1, 2, 3, 4},
-	/* The sockaddr sits where a path would, its length where flags would. */
-	{SYS_bind, SC_BIND, 0, 1, NONE, NONE, 2},
+    {SYS_linkat, SC_LINK, 0, 1, 2, 3, 4},
+    /* The sockaddr sits where a path would, its length where flags would. */
+    {SYS_bind, SC_BIND, 0, 1, NONE, NONE, 2},
 };
 const size_t trace_nsyscalls = ARRAY_LEN(trace_syscalls);
 
@@ -99,15 +99,15 @@ int trace_filter_install(struct error *err)
 	size_t n = 0, count = trace_nsyscalls;
 	_Static_assert(ARRAY_LEN(trace_syscalls) + 6 <= MAX_INSNS, "filter too long");
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, arch));
+	                                      offsetof(struct seccomp_data, arch));
 	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					      offsetof(struct seccomp_data, nr));
+	                                      offsetof(struct seccomp_data, nr));
 	for (size_t i = 0; i < count; i++)
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-						      (uint32_t)trace_syscalls[i].nr,
-						      (unsigned char)(count - i), 0);
+		                                      (uint32_t)trace_syscalls[i].nr,
+		                                      (unsigned char)(count - i), 0);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};

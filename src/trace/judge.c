@@ -132,7 +132,7 @@ static char *canonical(const char *full, bool follow)
 		target[n] = '\0';
 		cleanup_free char *dir = path_dirname(c);
 		cleanup_free char *next =
-			target[0] == '/' ? xstrdup(target) : path_join(dir, target);
+		    target[0] == '/' ? xstrdup(target) : path_join(dir, target);
 		char *again = context_canonical_prefix(next, &ignored);
 		if (!again)
 			break;
@@ -205,9 +205,9 @@ static int sysctl_level(const char *path)
  * at level 2, the group) may write, is refused to everyone, root included. */
 static bool protected_create(const char *path, const struct stat *st)
 {
-	const char *knob = S_ISREG(st->st_mode)	   ? "/proc/sys/fs/protected_regular"
-			   : S_ISFIFO(st->st_mode) ? "/proc/sys/fs/protected_fifos"
-						   : NULL;
+	const char *knob = S_ISREG(st->st_mode)    ? "/proc/sys/fs/protected_regular"
+	                   : S_ISFIFO(st->st_mode) ? "/proc/sys/fs/protected_fifos"
+	                                           : NULL;
 	struct stat dir;
 	cleanup_free char *d = path_dirname(path);
 	if (!knob || stat(d, &dir) < 0 || !(dir.st_mode & S_ISVTX) || st->st_uid == dir.st_uid ||
@@ -245,7 +245,7 @@ static uint64_t mount_id(const char *path)
 	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) < 0)
 		return 0;
 	return (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id
-					    : ((uint64_t)sx.stx_dev_major << 32 | sx.stx_dev_minor);
+	                                    : ((uint64_t)sx.stx_dev_major << 32 | sx.stx_dev_minor);
 }
 
 /* Rename and link refuse to cross mounts with EXDEV on their own; Landlock
@@ -385,7 +385,7 @@ static int fd_arg(signed char i, const uint64_t args[6])
 }
 
 static bool judge(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t args[6], int err,
-		  struct verdict *v)
+                  struct verdict *v)
 {
 	char p1[PATH_MAX], p2[PATH_MAX];
 	uint64_t flags = d->flags == NONE ? 0 : args[d->flags];
@@ -415,9 +415,7 @@ static bool judge(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t 
 	case SC_TRUNCATE:
 		v->path = resolve(tid, pid, dirfd, p1, true);
 		return judge_open(v->path, O_WRONLY, v);
-	case SC_EXEC:
-		v->path = resolve(tid, pid, dirfd, p1, true);
-		return judge_exec(v->path, v);
+	case SC_EXEC: v->path = resolve(tid, pid, dirfd, p1, true); return judge_exec(v->path, v);
 	case SC_MKDIR:
 		v->path = resolve(tid, pid, dirfd, p1, false);
 		return judge_create(v->path, TRACE_MKDIR, v);
@@ -444,12 +442,11 @@ static bool judge(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t 
 			return false;
 		bool follow = d->kind == SC_LINK && (flags & AT_SYMLINK_FOLLOW);
 		v->path = *p1 ? resolve(tid, pid, dirfd, p1, follow)
-			      : resolve(tid, pid, dirfd, "", true); /* AT_EMPTY_PATH */
+		              : resolve(tid, pid, dirfd, "", true); /* AT_EMPTY_PATH */
 		v->other = resolve(tid, pid, fd_arg(d->dirfd2, args), p2, false);
 		return d->kind == SC_RENAME ? judge_rename(v->path, v->other, err, v)
-					    : judge_link(v->path, v->other, err, v);
-	case SC_BIND:
-		break;
+		                            : judge_link(v->path, v->other, err, v);
+	case SC_BIND: break;
 	}
 	return false;
 }
@@ -511,8 +508,8 @@ static bool same_ids(const struct ids *t)
 /* Judge as the tracee: a command that dropped root inside the sandbox
  * (apt's _apt methods, say) is checked with its own ids. Only root can take
  * other ids; anyone else shares the tracee's, which cannot have changed. */
-static bool judge_as(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t args[6],
-		     int err, struct verdict *v)
+static bool judge_as(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t args[6], int err,
+                     struct verdict *v)
 {
 	struct ids t;
 	if (geteuid() != 0 || !tracee_ids(tid, &t) || same_ids(&t))
@@ -532,7 +529,7 @@ static bool judge_as(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64
 }
 
 void trace_judge(pid_t tid, pid_t pid, const char *name, const struct sc_desc *d,
-		 const uint64_t args[6], int err, struct trace_log *log)
+                 const uint64_t args[6], int err, struct trace_log *log)
 {
 	struct verdict v = {0};
 	if (judge_as(tid, pid, d, args, err, &v))

@@ -51,6 +51,6 @@ int trace_filter_install(struct error *err);
  * err: when the same operation would have succeeded without the sandbox,
  * add it to log. The thread must be stopped. */
 void trace_judge(pid_t tid, pid_t pid, const char *name, const struct sc_desc *d,
-		 const uint64_t args[6], int err, struct trace_log *log);
+                 const uint64_t args[6], int err, struct trace_log *log);
 
 #endif

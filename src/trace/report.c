@@ -16,16 +16,16 @@
 #include "trace/trace.h"
 
 void trace_log_add(struct trace_log *log, pid_t pid, const char *name, enum trace_op op,
-		   const char *path, const char *other, int err)
+                   const char *path, const char *other, int err)
 {
 	log->v = xrealloc_array(log->v, log->n + 1, sizeof(*log->v));
 	log->v[log->n++] = (struct trace_denial){
-		.pid = pid,
-		.name = xstrdup(name),
-		.op = op,
-		.path = xstrdup(path),
-		.other = other ? xstrdup(other) : NULL,
-		.err = err,
+	    .pid = pid,
+	    .name = xstrdup(name),
+	    .op = op,
+	    .path = xstrdup(path),
+	    .other = other ? xstrdup(other) : NULL,
+	    .err = err,
 	};
 }
 
@@ -41,10 +41,10 @@ void trace_log_free(struct trace_log *log)
 }
 
 static const char *const op_names[] = {
-	[TRACE_READ] = "read",     [TRACE_LIST] = "list",       [TRACE_WRITE] = "write",
-	[TRACE_EXEC] = "exec",     [TRACE_CREATE] = "create",   [TRACE_MKDIR] = "mkdir",
-	[TRACE_SYMLINK] = "symlink", [TRACE_BIND] = "bind",     [TRACE_REMOVE] = "remove",
-	[TRACE_RENAME] = "rename", [TRACE_LINK] = "link",
+    [TRACE_READ] = "read",       [TRACE_LIST] = "list",     [TRACE_WRITE] = "write",
+    [TRACE_EXEC] = "exec",       [TRACE_CREATE] = "create", [TRACE_MKDIR] = "mkdir",
+    [TRACE_SYMLINK] = "symlink", [TRACE_BIND] = "bind",     [TRACE_REMOVE] = "remove",
+    [TRACE_RENAME] = "rename",   [TRACE_LINK] = "link",
 };
 
 const char *trace_op_name(enum trace_op op)
@@ -72,7 +72,7 @@ struct need {
 #define MAX_NEEDS 2
 
 static void add_need(struct need *needs, size_t *n, const struct profile *p, char *path,
-		     unsigned access)
+                     unsigned access)
 {
 	if ((profile_access(p, path) & access) == access || *n == MAX_NEEDS) {
 		free(path);
@@ -85,7 +85,7 @@ static void add_need(struct need *needs, size_t *n, const struct profile *p, cha
  * REFER comes with it) in src_dir, and there at least the rights dst_dir
  * has, so the entry gains nothing by the move; write in dst_dir. */
 static size_t needs_for_move(const struct trace_denial *d, const struct profile *p,
-			     struct need *needs)
+                             struct need *needs)
 {
 	size_t n = 0;
 	char *src_dir = path_dirname(d->path);
@@ -100,18 +100,14 @@ static size_t needs_for_move(const struct trace_denial *d, const struct profile 
  * needs means the profile already gives that access: the sandbox refused for
  * a reason no grant changes. */
 static size_t needs_for(const struct trace_denial *d, const struct profile *p, struct need *needs,
-			const char **shown)
+                        const char **shown)
 {
 	size_t n = 0;
 	*shown = d->path;
 	switch (d->op) {
 	case TRACE_READ:
-	case TRACE_LIST:
-		add_need(needs, &n, p, xstrdup(d->path), ACCESS_READ);
-		break;
-	case TRACE_WRITE:
-		add_need(needs, &n, p, xstrdup(d->path), ACCESS_RW);
-		break;
+	case TRACE_LIST: add_need(needs, &n, p, xstrdup(d->path), ACCESS_READ); break;
+	case TRACE_WRITE: add_need(needs, &n, p, xstrdup(d->path), ACCESS_RW); break;
 	case TRACE_EXEC:
 		add_need(needs, &n, p, xstrdup(d->path), ACCESS_RX);
 		/* The script may run; the kernel refused its interpreter. */
@@ -125,13 +121,9 @@ static size_t needs_for(const struct trace_denial *d, const struct profile *p, s
 	case TRACE_MKDIR:
 	case TRACE_SYMLINK:
 	case TRACE_BIND:
-	case TRACE_REMOVE:
-		add_need(needs, &n, p, path_dirname(d->path), ACCESS_RW);
-		break;
+	case TRACE_REMOVE: add_need(needs, &n, p, path_dirname(d->path), ACCESS_RW); break;
 	case TRACE_RENAME:
-	case TRACE_LINK:
-		n = needs_for_move(d, p, needs);
-		break;
+	case TRACE_LINK: n = needs_for_move(d, p, needs); break;
 	}
 	return n;
 }
@@ -140,7 +132,7 @@ static size_t needs_for(const struct trace_denial *d, const struct profile *p, s
  * shown): path itself or, when its characters are refused, its nearest
  * ancestor that is not. NULL with why set when there is none. */
 static char *acceptable_grant(const char *path, const char *shown, const char *home,
-			      struct strbuf *why)
+                              struct strbuf *why)
 {
 	if (path[0] != '/') {
 		sb_adds(why, "moat could not tell which directory it was relative to");
@@ -159,16 +151,17 @@ static char *acceptable_grant(const char *path, const char *shown, const char *h
 			sb_addf(why, "it %s your home directory, and moat allow refuses that", rel);
 		else
 			sb_addf(why,
-				"it needs a grant on %s, which %s your home directory, and moat "
-				"allow refuses that",
-				grant, rel);
+			        "it needs a grant on %s, which %s your home directory, and moat "
+			        "allow refuses that",
+			        grant, rel);
 		free(grant);
 		return NULL;
 	}
 	if (refused)
-		sb_addf(why, "the path itself is refused (%s); this is the nearest directory that "
-			     "is not",
-			refused);
+		sb_addf(why,
+		        "the path itself is refused (%s); this is the nearest directory that "
+		        "is not",
+		        refused);
 	return grant;
 }
 
@@ -186,7 +179,7 @@ static void add_shown(struct strbuf *sb, const char *s)
 static bool shell_safe(const char *s)
 {
 	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789_./:@%+,=-";
+	                           "0123456789_./:@%+,=-";
 	return s[strspn(s, safe)] == '\0';
 }
 
@@ -211,12 +204,12 @@ static const char *grant_bin(const char *name)
 
 /* One line of the report: every denial of the same path. */
 struct group {
-	const char *path;      /* borrowed from the log */
+	const char *path;           /* borrowed from the log */
 	const char *rel, *rel_path; /* "to" the destination, "interpreter of" a script */
-	unsigned ops;     /* 1 << enum trace_op */
-	pid_t pid;        /* the first process refused */
+	unsigned ops;               /* 1 << enum trace_op */
+	pid_t pid;                  /* the first process refused */
 	const char *name;
-	pid_t *pids;      /* distinct processes */
+	pid_t *pids; /* distinct processes */
 	size_t npids;
 	size_t count;
 };
@@ -265,12 +258,12 @@ static void group_add(struct group *g, const struct trace_denial *d)
 
 /* Add a suggestion, merging one for the same binary and path. */
 static void suggest(struct report *r, const char *bin, char *path, unsigned access, char *why,
-		    const char *refused)
+                    const char *refused)
 {
 	for (size_t i = 0; i < r->nsugg; i++) {
 		struct suggestion *s = &r->sugg[i];
 		bool same = path ? s->path && strcmp(s->bin, bin) == 0 && strcmp(s->path, path) == 0
-				 : !s->path && strcmp(s->refused, refused) == 0;
+		                 : !s->path && strcmp(s->refused, refused) == 0;
 		if (same) {
 			s->access |= access;
 			free(path);
@@ -295,7 +288,7 @@ static bool is_proc_pid(const char *path)
 }
 
 static void add_denial(struct report *r, const struct trace_denial *d, const struct profile *p,
-		       const char *home)
+                       const char *home)
 {
 	struct need needs[MAX_NEEDS];
 	const char *shown;
@@ -304,9 +297,9 @@ static void add_denial(struct report *r, const struct trace_denial *d, const str
 	const char *bin = grant_bin(d->name);
 	if (n == 0) {
 		static const char proc[] = "Landlock keeps processes outside the sandbox out of "
-					   "reach, and no grant changes that";
+		                           "reach, and no grant changes that";
 		static const char other[] = "the profile already allows this there; the sandbox "
-					    "refused it for a reason no grant changes";
+		                            "refused it for a reason no grant changes";
 		suggest(r, bin, NULL, 0, xstrdup(is_proc_pid(shown) ? proc : other), shown);
 		return;
 	}
@@ -316,7 +309,7 @@ static void add_denial(struct report *r, const struct trace_denial *d, const str
 		if ((needs[i].access & ACCESS_WRITE) && path_is_under(needs[i].path, home))
 			r->home_cache = true;
 		suggest(r, bin, grant, needs[i].access, why.len ? sb_detach(&why) : NULL,
-			grant ? NULL : shown);
+		        grant ? NULL : shown);
 		sb_release(&why);
 		free(needs[i].path);
 	}
@@ -364,7 +357,7 @@ static void render_suggestions(const struct report *r, struct strbuf *out)
 	for (size_t i = 0; i < r->nsugg; i++)
 		ngrants += r->sugg[i].path != NULL;
 	sb_adds(out, ngrants ? "\nto grant, pick the ones you actually need:\n"
-			     : "\nno grant would allow them:\n");
+	                     : "\nno grant would allow them:\n");
 	for (size_t i = 0; i < r->nsugg; i++) {
 		const struct suggestion *s = &r->sugg[i];
 		if (!s->path) {
@@ -387,12 +380,12 @@ static void render_suggestions(const struct report *r, struct strbuf *out)
 	}
 	if (r->home_cache)
 		sb_adds(out, "hint: a tool that keeps its cache or config under $HOME is "
-			     "usually better served by MOAT_ENV_HOME=$MOAT_ROOT/.moat/home than "
-			     "by a grant\n");
+		             "usually better served by MOAT_ENV_HOME=$MOAT_ROOT/.moat/home than "
+		             "by a grant\n");
 }
 
 void trace_report(const struct trace_log *log, const struct profile *p, const char *home,
-		  struct strbuf *out)
+                  struct strbuf *out)
 {
 	if (log->n == 0) {
 		sb_adds(out, "moat: nothing was denied by the sandbox\n");

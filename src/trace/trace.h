@@ -35,12 +35,12 @@ enum trace_op {
 };
 
 struct trace_denial {
-	pid_t pid;       /* the process (thread group) that was refused */
-	char *name;      /* its name: argv[0]'s basename at its last exec */
+	pid_t pid;  /* the process (thread group) that was refused */
+	char *name; /* its name: argv[0]'s basename at its last exec */
 	enum trace_op op;
-	char *path;      /* absolute and canonical; as given when it could not be resolved */
-	char *other;     /* RENAME, LINK: the destination; EXEC: the interpreter; or NULL */
-	int err;         /* what the process saw: EACCES, EPERM or EXDEV */
+	char *path;  /* absolute and canonical; as given when it could not be resolved */
+	char *other; /* RENAME, LINK: the destination; EXEC: the interpreter; or NULL */
+	int err;     /* what the process saw: EACCES, EPERM or EXDEV */
 };
 
 struct trace_log {
@@ -50,7 +50,7 @@ struct trace_log {
 
 /* Append a denial; the log copies the strings. */
 void trace_log_add(struct trace_log *log, pid_t pid, const char *name, enum trace_op op,
-		   const char *path, const char *other, int err);
+                   const char *path, const char *other, int err);
 void trace_log_free(struct trace_log *log);
 
 /* Runs in the child once the tracer is attached: confine and exec the
@@ -78,7 +78,7 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
  * that would allow them, each one `moat allow` accepts, or why none exists.
  * home is the canonical real HOME. */
 void trace_report(const struct trace_log *log, const struct profile *p, const char *home,
-		  struct strbuf *out);
+                  struct strbuf *out);
 
 const char *trace_op_name(enum trace_op op);
 

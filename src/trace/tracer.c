@@ -195,7 +195,7 @@ static void on_exec(struct tracer *t, pid_t tid, struct task *k)
 	k->wrapper = strcmp(path_basename(target), "moat-wrapper") == 0;
 }
 
-static volatile sig_atomic_t g_child;     /* the command */
+static volatile sig_atomic_t g_child; /* the command */
 static volatile sig_atomic_t g_child_done;
 static volatile sig_atomic_t g_stop_rest; /* asked to stop what the command left running */
 static volatile sig_atomic_t g_alarm;
@@ -284,12 +284,8 @@ static void handle_stop(struct tracer *t, pid_t tid, int status)
 		break;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
-	case PTRACE_EVENT_CLONE:
-		on_spawn(t, tid, k);
-		break;
-	case PTRACE_EVENT_EXEC:
-		on_exec(t, tid, k);
-		break;
+	case PTRACE_EVENT_CLONE: on_spawn(t, tid, k); break;
+	case PTRACE_EVENT_EXEC: on_exec(t, tid, k); break;
 	case PTRACE_EVENT_STOP:
 		/* A group-stop: stay stopped until SIGCONT. Otherwise the first
 		 * stop of a new task, or the wake-up from a group-stop. */
@@ -306,8 +302,7 @@ static void handle_stop(struct tracer *t, pid_t tid, int status)
 		else
 			inject = sig; /* a signal for the tracee: deliver it */
 		break;
-	default:
-		break;
+	default: break;
 	}
 	ptrace(resume, tid, NULL, (void *)(uintptr_t)inject);
 }
@@ -388,14 +383,14 @@ static void child_main(const struct trace_opts *o, int go_fd, int report_fd)
 static int seize(pid_t pid, struct error *err)
 {
 	long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-		    PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP |
-		    PTRACE_O_EXITKILL;
+	            PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP |
+	            PTRACE_O_EXITKILL;
 	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)opts) == 0)
 		return 0;
 	error_set(err, "cannot trace the command: %s", strerror(errno));
 	if (errno == EPERM)
 		error_hint(err, "ptrace is restricted here: kernel.yama.ptrace_scope, a "
-				"container's seccomp profile, or moat itself being traced");
+		                "container's seccomp profile, or moat itself being traced");
 	err->status = 125;
 	return -1;
 }

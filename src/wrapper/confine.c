@@ -18,8 +18,9 @@ int invocation_read_env(struct invocation *inv, struct error *err)
 	const char *root = getenv("MOAT_ROOT");
 	if (!root || !*root) {
 		error_set(err, "MOAT_ROOT is not set, so there is no sandbox root");
-		error_hint(err, "run tools through 'moat run' or 'moat shell', or set MOAT_ROOT to the "
-				"project root");
+		error_hint(err,
+		           "run tools through 'moat run' or 'moat shell', or set MOAT_ROOT to the "
+		           "project root");
 		return -1;
 	}
 	inv->home = context_real_home(err);
@@ -48,14 +49,14 @@ int apply_shell_env(const struct tool *t, const struct invocation *inv, struct e
 	return 0;
 }
 
-
 /* Could sandboxed code have written path? Yes under the root or a write
  * grant, and under any directory that has been a sandbox root (sessions
  * leave a .moat/ there), even when MOAT_ROOT names another project. A
  * jailbreak of such a binary, or of any tool of such a shell, would run
  * unconfined whatever it put there (a rewritten manifest points "git" at
  * bash; an env file sets BASH_ENV or GIT_CONFIG_*). */
-static bool sandbox_writable(const char *path, const struct invocation *inv, const struct config *cfg)
+static bool sandbox_writable(const char *path, const struct invocation *inv,
+                             const struct config *cfg)
 {
 	size_t n;
 	char **areas = context_writable_areas(inv->root, inv->home, cfg, &n);
@@ -106,7 +107,7 @@ static bool jailbreak_entry_matches(const char *entry, const struct tool *t, con
  * shell directories, and never a binary, nor any tool of a shell, that
  * sandboxed code could have written (see above). */
 static bool is_jailbroken(const struct tool *t, const struct invocation *inv,
-			  const struct config *cfg)
+                          const struct config *cfg)
 {
 	const char *list = getenv("MOAT_JAILBREAK");
 	if (!config_jailbreaks(cfg, t->name) && (!list || !*list))
@@ -129,7 +130,7 @@ static bool is_jailbroken(const struct tool *t, const struct invocation *inv,
 }
 
 static int build_wrapper_profile(const struct tool *t, const struct invocation *inv,
-				 const struct config *cfg, struct profile *p, struct error *err)
+                                 const struct config *cfg, struct profile *p, struct error *err)
 {
 	struct context ctx;
 	if (context_init(&ctx, inv->root, inv->home, err) < 0)
@@ -150,10 +151,11 @@ static int build_wrapper_profile(const struct tool *t, const struct invocation *
 }
 
 static int confine(const struct profile *p, const struct invocation *inv, const char *bin,
-		   struct error *err)
+                   struct error *err)
 {
 	struct sandbox_support support;
-	if (sandbox_probe(&support, err) < 0 || env_check_home(p, inv->overrides.home, bin, err) < 0)
+	if (sandbox_probe(&support, err) < 0 ||
+	    env_check_home(p, inv->overrides.home, bin, err) < 0)
 		return -1;
 	context_apply_env(p);
 	if (sandbox_apply(p, &support, err) < 0)
@@ -163,13 +165,13 @@ static int confine(const struct profile *p, const struct invocation *inv, const 
 
 /* Ask before a binary listed in .confirm starts, unless approved already. */
 static int confirm(const struct tool *t, const struct invocation *inv, const struct config *cfg,
-		   const struct profile *p, struct error *err)
+                   const struct profile *p, struct error *err)
 {
 	if (!config_confirms(cfg, t->name))
 		return 0;
 	struct strbuf warn = STRBUF_INIT;
 	int rc = confirm_start(inv->home, t->name, p,
-			       inv->overrides.home ? inv->overrides.home : inv->home, &warn, err);
+	                       inv->overrides.home ? inv->overrides.home : inv->home, &warn, err);
 	if (warn.len)
 		warning_print("moat-wrapper", warn.buf);
 	sb_release(&warn);
@@ -190,7 +192,8 @@ int run_sandboxed(const struct tool *t, const struct invocation *inv, struct err
 	if (rc == 0) {
 		bool jailbroken = is_jailbroken(t, inv, &cfg);
 		if (jailbroken) {
-			p.jailbreaks = xrealloc_array(p.jailbreaks, p.njailbreaks + 1, sizeof(char *));
+			p.jailbreaks =
+			    xrealloc_array(p.jailbreaks, p.njailbreaks + 1, sizeof(char *));
 			p.jailbreaks[p.njailbreaks++] = xstrdup(t->real);
 		}
 		rc = confirm(t, inv, &cfg, &p, err);

@@ -41,7 +41,8 @@ static bool try_tool_link(const char *link, struct tool *t, struct error *err, b
 	cleanup_free char *dir_canon = realpath(dir, NULL);
 	if (!dir_canon) {
 		if (!*have_err)
-			error_set(err, "cannot resolve '%s': %s", dir, strerror(errno)), *have_err = true;
+			error_set(err, "cannot resolve '%s': %s", dir, strerror(errno)),
+			    *have_err = true;
 		return false;
 	}
 	cleanup_free char *shell = path_dirname(dir_canon);
@@ -132,9 +133,11 @@ static int check_not_wrapper(const struct tool *t, struct error *err)
 		err->status = e == ENOENT ? 127 : 126;
 		return -1;
 	}
-	if (t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev && real.st_ino == self.st_ino) {
+	if (t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev &&
+	    real.st_ino == self.st_ino) {
 		error_set(err, "'%s' in the manifest points back at moat-wrapper", t->name);
-		error_hint(err, "the manifest must name the real binary, e.g. /usr/bin/%s", t->name);
+		error_hint(err, "the manifest must name the real binary, e.g. /usr/bin/%s",
+		           t->name);
 		err->status = 126;
 		return -1;
 	}
@@ -155,7 +158,8 @@ int main(int argc, char **argv)
 		return fail(&err, 125);
 
 	struct invocation inv = {0};
-	if (invocation_read_env(&inv, &err) < 0 || env_collect_overrides(&inv.overrides, &err) < 0 ||
+	if (invocation_read_env(&inv, &err) < 0 ||
+	    env_collect_overrides(&inv.overrides, &err) < 0 ||
 	    run_sandboxed(&tool, &inv, &err) < 0 || apply_shell_env(&tool, &inv, &err) < 0)
 		return fail(&err, 125);
 	env_apply_overrides(&inv.overrides);
@@ -165,5 +169,6 @@ int main(int argc, char **argv)
 	 * invoked by, which multi-call tools (busybox, clang++) dispatch on. */
 	argv[0] = xasprintf("%s/%s", path_dirname(tool.real), path_basename(argv[0]));
 	execv(tool.real, argv);
-	return fail(&err, context_exec_error(&err, tool.real, tool.name, inv.root, inv.home, errno));
+	return fail(&err,
+	            context_exec_error(&err, tool.real, tool.name, inv.root, inv.home, errno));
 }

@@ -9,15 +9,15 @@
 #include "context/env.h"
 
 struct tool {
-	char *name;       /* the tool's name in its manifest */
-	char *shell_dir;  /* canonical shell directory */
-	char *real;       /* the real binary, from the manifest */
-	char *self;       /* canonical path of moat-wrapper itself */
+	char *name;      /* the tool's name in its manifest */
+	char *shell_dir; /* canonical shell directory */
+	char *real;      /* the real binary, from the manifest */
+	char *self;      /* canonical path of moat-wrapper itself */
 };
 
 struct invocation {
-	char *root;          /* canonical MOAT_ROOT */
-	const char *home;    /* the real HOME */
+	char *root;                     /* canonical MOAT_ROOT */
+	const char *home;               /* the real HOME */
 	struct env_overrides overrides; /* MOAT_ENV_*, applied right before exec */
 };
 

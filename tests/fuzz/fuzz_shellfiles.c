@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 	if (envfile_parse(buf, size, "fuzz", "/root dir", &env, &n, &err) == 0) {
 		for (size_t i = 0; i < n; i++)
-			if (strncmp(env[i].name, "MOAT_", 5) == 0 || strncmp(env[i].name, "LD_", 3) == 0)
+			if (strncmp(env[i].name, "MOAT_", 5) == 0 ||
+			    strncmp(env[i].name, "LD_", 3) == 0)
 				abort();
 		env_changes_free(env, n);
 	}

@@ -7,7 +7,10 @@ int main(void)
 {
 #if defined(__x86_64__)
 	long pid;
-	__asm__ volatile("int $0x80" : "=a"(pid) : "a"(20L /* i386 getpid */) : "memory", "r8", "r9", "r10", "r11");
+	__asm__ volatile("int $0x80"
+	                 : "=a"(pid)
+	                 : "a"(20L /* i386 getpid */)
+	                 : "memory", "r8", "r9", "r10", "r11");
 	printf("i386 getpid: %ld\n", pid);
 	return pid > 0 ? 0 : 1;
 #else

@@ -16,7 +16,7 @@
 static int tap_count, tap_failed;
 
 __attribute__((format(printf, 4, 5))) static bool tap_check(bool ok, const char *file, int line,
-							       const char *fmt, ...)
+                                                            const char *fmt, ...)
 {
 	va_list ap;
 	printf("%sok %d - ", ok ? "" : "not ", ++tap_count);
@@ -33,7 +33,7 @@ __attribute__((format(printf, 4, 5))) static bool tap_check(bool ok, const char 
 }
 
 static inline bool tap_str(const char *got, const char *want, const char *file, int line,
-			   const char *name)
+                           const char *name)
 {
 	bool ok = (got == NULL && want == NULL) || (got && want && strcmp(got, want) == 0);
 	tap_check(ok, file, line, "%s", name);
@@ -43,7 +43,7 @@ static inline bool tap_str(const char *got, const char *want, const char *file, 
 	return ok;
 }
 
-#define CHECK(cond, ...) tap_check((cond), __FILE__, __LINE__, __VA_ARGS__)
+#define CHECK(cond, ...)           tap_check((cond), __FILE__, __LINE__, __VA_ARGS__)
 #define CHECK_STR(got, want, name) tap_str((got), (want), __FILE__, __LINE__, (name))
 
 static inline int tap_done(void)

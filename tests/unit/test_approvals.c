@@ -5,7 +5,7 @@
 #include "tap.h"
 
 static void set_of(struct access_set *s, const char *home, const char *const *grants,
-		   const unsigned *levels, size_t n, const char *jailbreak)
+                   const unsigned *levels, size_t n, const char *jailbreak)
 {
 	*s = (struct access_set){0};
 	struct profile p = {0};
@@ -55,7 +55,8 @@ static void test_covers(void)
 
 	set_of(&a, "/home/u", parent, rw, 1, NULL);
 	set_of(&b, "/home/u", child, r, 1, NULL);
-	CHECK(access_set_covers(&a, &b), "a path under an approved one, at a lower level, is covered");
+	CHECK(access_set_covers(&a, &b),
+	      "a path under an approved one, at a lower level, is covered");
 	CHECK(!access_set_covers(&b, &a), "the parent is not covered by the child");
 	access_set_free(&a);
 	access_set_free(&b);
@@ -63,13 +64,14 @@ static void test_covers(void)
 
 static void test_store_roundtrip(void)
 {
-	const char text[] = "# a comment\n"
-			    "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\tgrant:rw=/home/u/.npm"
-			    "\tjailbreak=/usr/bin/git\n"
-			    "garbage\n"
-			    "approval\tsoon\t/x\tnpm\n"
-			    "approval\t1\t/x\tnpm\tgrant:rwz=/y\n"
-			    "approval\t1\trelative\tnpm\n";
+	const char text[] =
+	    "# a comment\n"
+	    "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\tgrant:rw=/home/u/.npm"
+	    "\tjailbreak=/usr/bin/git\n"
+	    "garbage\n"
+	    "approval\tsoon\t/x\tnpm\n"
+	    "approval\t1\t/x\tnpm\tgrant:rwz=/y\n"
+	    "approval\t1\trelative\tnpm\n";
 	struct approval_store st;
 	size_t damaged;
 	approvals_parse(text, sizeof(text) - 1, &st, &damaged);
@@ -82,15 +84,18 @@ static void test_store_roundtrip(void)
 		CHECK(st.approvals[0].set.items[1].access == ACCESS_RW, "grant level");
 	}
 	char *out = approvals_format(&st);
-	CHECK(strstr(out, "garbage\n") && strstr(out, "# a comment\n"), "format keeps what it did not understand");
-	CHECK(strstr(out, "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\tgrant:rw=/home/u/.npm"
-			  "\tjailbreak=/usr/bin/git\n") != NULL,
+	CHECK(strstr(out, "garbage\n") && strstr(out, "# a comment\n"),
+	      "format keeps what it did not understand");
+	CHECK(strstr(out,
+	             "approval\t1700000000\t/home/u/proj\tnpm\thome=/home/u\tgrant:rw=/home/u/.npm"
+	             "\tjailbreak=/usr/bin/git\n") != NULL,
 	      "format writes the approval back unchanged");
 	struct access_set s;
 	static const char *const npm[] = {"/home/u/.npm"};
 	static const unsigned r[] = {ACCESS_READ};
 	set_of(&s, "/home/u", npm, r, 1, NULL);
-	CHECK(approvals_covers(&st, "/home/u/proj", "npm", &s), "the stored set covers a narrower one");
+	CHECK(approvals_covers(&st, "/home/u/proj", "npm", &s),
+	      "the stored set covers a narrower one");
 	CHECK(!approvals_covers(&st, "/home/u/proj", "pip", &s), "another binary is not approved");
 	CHECK(!approvals_covers(&st, "/home/u/other", "npm", &s), "another root is not approved");
 	approvals_add(&st, "/home/u/proj", "npm", 5, &s);
@@ -115,14 +120,15 @@ static void test_summary(void)
 	access_set_from_profile(&s, &p, "/home/u/proj/.moat/home");
 	struct strbuf out = STRBUF_INIT;
 	confirm_summary(&out, "npm", &p, &s);
-	CHECK_STR(out.buf, "moat: about to run npm in /home/u/proj\n"
-			   "  read/write/exec  /home/u/proj\n"
-			   "  HOME             /home/u/proj/.moat/home\n"
-			   "  read             /home/u/.npmrc\n"
-			   "  jailbreak        /usr/bin/npm  UNSANDBOXED\n"
-			   "  network          allowed\n"
-			   "nothing else outside those paths is readable\n",
-		  "the summary has the seed's shape");
+	CHECK_STR(out.buf,
+	          "moat: about to run npm in /home/u/proj\n"
+	          "  read/write/exec  /home/u/proj\n"
+	          "  HOME             /home/u/proj/.moat/home\n"
+	          "  read             /home/u/.npmrc\n"
+	          "  jailbreak        /usr/bin/npm  UNSANDBOXED\n"
+	          "  network          allowed\n"
+	          "nothing else outside those paths is readable\n",
+	          "the summary has the seed's shape");
 	sb_release(&out);
 	access_set_free(&s);
 	p.jailbreaks = NULL;

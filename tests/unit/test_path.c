@@ -9,9 +9,9 @@ static void test_is_under(void)
 		const char *path, *dir;
 		bool want;
 	} cases[] = {
-		{"/a/b", "/a/b", true},   {"/a/b/c", "/a/b", true}, {"/a/bc", "/a/b", false},
-		{"/a", "/a/b", false},    {"/anything", "/", true},  {"/a/b/", "/a/b/", true},
-		{"/a/b/c", "/a/b/", true}, {"/", "/a", false},
+	    {"/a/b", "/a/b", true},    {"/a/b/c", "/a/b", true}, {"/a/bc", "/a/b", false},
+	    {"/a", "/a/b", false},     {"/anything", "/", true}, {"/a/b/", "/a/b/", true},
+	    {"/a/b/c", "/a/b/", true}, {"/", "/a", false},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK(path_is_under(cases[i].path, cases[i].dir) == cases[i].want,
@@ -24,26 +24,35 @@ static void test_refusal(void)
 		const char *path;
 		bool refused;
 	} cases[] = {
-		{"/home/u/.cache", false}, {"relative/x", true}, {"/a/../b", true},
-		{"/a/..", true},           {"/a/..b", false},    {"/a/b..", false},
-		{"/a/\"q", true},          {"/a/'q", true},      {"/a/\\b", true},
-		{"/a/\nb", true},          {"/a/\x7f", true},    {"/with space", false},
+	    {"/home/u/.cache", false}, {"relative/x", true}, {"/a/../b", true},
+	    {"/a/..", true},           {"/a/..b", false},    {"/a/b..", false},
+	    {"/a/\"q", true},          {"/a/'q", true},      {"/a/\\b", true},
+	    {"/a/\nb", true},          {"/a/\x7f", true},    {"/with space", false},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		CHECK((path_refusal(cases[i].path) != NULL) == cases[i].refused, "path_refusal case %zu", i);
+		CHECK((path_refusal(cases[i].path) != NULL) == cases[i].refused,
+		      "path_refusal case %zu", i);
 }
 
 static void test_tilde(void)
 {
 	char *s;
-	CHECK_STR(s = path_expand_tilde("~/.cargo", "/home/u"), "/home/u/.cargo", "expand ~/x"), free(s);
+	CHECK_STR(s = path_expand_tilde("~/.cargo", "/home/u"), "/home/u/.cargo", "expand ~/x"),
+	    free(s);
 	CHECK_STR(s = path_expand_tilde("~", "/home/u"), "/home/u", "expand ~"), free(s);
-	CHECK_STR(s = path_expand_tilde("~user/x", "/home/u"), "~user/x", "~user is left alone"), free(s);
-	CHECK_STR(s = path_contract_tilde("/home/u/.cargo", "/home/u"), "~/.cargo", "contract"), free(s);
+	CHECK_STR(s = path_expand_tilde("~user/x", "/home/u"), "~user/x", "~user is left alone"),
+	    free(s);
+	CHECK_STR(s = path_contract_tilde("/home/u/.cargo", "/home/u"), "~/.cargo", "contract"),
+	    free(s);
 	CHECK_STR(s = path_contract_tilde("/home/u", "/home/u"), "~", "contract home"), free(s);
-	CHECK_STR(s = path_contract_tilde("/home/uu/x", "/home/u"), "/home/uu/x", "not a prefix"), free(s);
-	CHECK_STR(s = path_contract_tilde("/home/u", "/home/u/"), "~", "home with a trailing slash"), free(s);
-	CHECK_STR(s = path_contract_tilde("/home/u/x", "/home/u/"), "~/x", "under home with a slash"), free(s);
+	CHECK_STR(s = path_contract_tilde("/home/uu/x", "/home/u"), "/home/uu/x", "not a prefix"),
+	    free(s);
+	CHECK_STR(s = path_contract_tilde("/home/u", "/home/u/"), "~",
+	          "home with a trailing slash"),
+	    free(s);
+	CHECK_STR(s = path_contract_tilde("/home/u/x", "/home/u/"), "~/x",
+	          "under home with a slash"),
+	    free(s);
 }
 
 static void test_normalize_and_names(void)

@@ -32,9 +32,11 @@ static void test_defaults(void)
 	CHECK(r && r->access == ACCESS_ALL && r->origin == ORIGIN_ROOT, "root is read/write/exec");
 	CHECK(find(&p, "/usr") && find(&p, "/usr")->access == ACCESS_RX, "/usr is read/exec");
 	CHECK(find(&p, "/etc") && find(&p, "/etc")->access == ACCESS_READ, "/etc is read only");
-	CHECK(find(&p, "/dev/null") && (find(&p, "/dev/null")->access & ACCESS_WRITE), "/dev/null writable");
-	static const char *const denied[] = {"/home/u", "/home", "/tmp", "/var/tmp", "/dev/shm",
-					     "/run", "/root", "/mnt", "/opt", "/var", "/"};
+	CHECK(find(&p, "/dev/null") && (find(&p, "/dev/null")->access & ACCESS_WRITE),
+	      "/dev/null writable");
+	static const char *const denied[] = {"/home/u",  "/home", "/tmp",  "/var/tmp",
+	                                     "/dev/shm", "/run",  "/root", "/mnt",
+	                                     "/opt",     "/var",  "/"};
 	for (size_t i = 0; i < ARRAY_LEN(denied); i++) {
 		bool covered = false;
 		for (size_t j = 0; j < p.nrules; j++)
@@ -51,8 +53,8 @@ static void test_defaults(void)
 
 static void test_refused_roots(void)
 {
-	static const char *const roots[] = {"/home/u", "/home", "/", "relative", "/home/u/../x",
-					    "/home/u/p\"q"};
+	static const char *const roots[] = {"/home/u",  "/home",        "/",
+	                                    "relative", "/home/u/../x", "/home/u/p\"q"};
 	for (size_t i = 0; i < ARRAY_LEN(roots); i++) {
 		struct profile p;
 		struct error err;
@@ -61,7 +63,8 @@ static void test_refused_roots(void)
 	}
 	struct error err;
 	profile_refuse_root("/home", "/home/u", &err);
-	CHECK(strstr(err.msg, "contains your home directory") != NULL, "ancestor message: %s", err.msg);
+	CHECK(strstr(err.msg, "contains your home directory") != NULL, "ancestor message: %s",
+	      err.msg);
 	profile_refuse_root("/home/u", "/home/u", &err);
 	CHECK(strstr(err.msg, "is your home directory") != NULL, "home message: %s", err.msg);
 }
@@ -69,12 +72,14 @@ static void test_refused_roots(void)
 static void test_grants(void)
 {
 	struct grant grants[] = {
-		{"git", "/home/u/.gitconfig", ACCESS_READ},
-		{"cargo", "/home/u/.cargo", ACCESS_RW},
-		{"cargo", "/home/u/.cargo", ACCESS_READ | ACCESS_EXEC},
+	    {"git", "/home/u/.gitconfig", ACCESS_READ},
+	    {"cargo", "/home/u/.cargo", ACCESS_RW},
+	    {"cargo", "/home/u/.cargo", ACCESS_READ | ACCESS_EXEC},
 	};
-	struct profile_input in = {.root = "/home/u/proj", .home = "/home/u", .grants = grants,
-				   .ngrants = ARRAY_LEN(grants)};
+	struct profile_input in = {.root = "/home/u/proj",
+	                           .home = "/home/u",
+	                           .grants = grants,
+	                           .ngrants = ARRAY_LEN(grants)};
 	struct profile p;
 	struct error err;
 	CHECK(profile_build(&in, &p, &err) == 0, "grants build");
@@ -90,8 +95,8 @@ static void test_grants(void)
 	static const char *const bad[] = {"/home/u", "/home", "/", "rel/x", "/a/../b", "/a/\nb"};
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
 		struct grant g = {"x", bad[i], ACCESS_READ};
-		struct profile_input in2 = {.root = "/home/u/proj", .home = "/home/u", .grants = &g,
-					    .ngrants = 1};
+		struct profile_input in2 = {
+		    .root = "/home/u/proj", .home = "/home/u", .grants = &g, .ngrants = 1};
 		CHECK(profile_build(&in2, &p, &err) < 0, "grant of '%s' is refused", bad[i]);
 	}
 }
@@ -101,8 +106,10 @@ static void test_landlock_mapping(void)
 	uint64_t rw = landlock_rights_for_access(ACCESS_RW);
 	CHECK(!(rw & (LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK)), "write never grants device creation");
 	CHECK(rw & LL_FS_REFER, "write includes REFER so renames work");
-	CHECK(!(landlock_rights_for_access(ACCESS_READ) & LL_FS_EXECUTE), "read does not imply exec");
-	CHECK(!(landlock_rights_for_access(ACCESS_RX) & LL_FS_WRITE_FILE), "exec does not imply write");
+	CHECK(!(landlock_rights_for_access(ACCESS_READ) & LL_FS_EXECUTE),
+	      "read does not imply exec");
+	CHECK(!(landlock_rights_for_access(ACCESS_RX) & LL_FS_WRITE_FILE),
+	      "exec does not imply write");
 	CHECK(landlock_rights_for_access(ACCESS_ALL) == (rw | LL_FS_EXECUTE),
 	      "every writable rule gets the same rights, so renames never fail with EXDEV");
 	CHECK(!(landlock_fs_rights_for_abi(1) & LL_FS_REFER), "ABI 1 lacks REFER");
@@ -114,12 +121,14 @@ static void test_private_ipc(void)
 	struct profile p;
 	struct error err;
 	struct profile_input in = {.root = "/home/u/proj", .home = "/home/u"};
-	CHECK(profile_build(&in, &p, &err) == 0 && !p.private_ipc, "a built profile asks for no namespaces");
+	CHECK(profile_build(&in, &p, &err) == 0 && !p.private_ipc,
+	      "a built profile asks for no namespaces");
 	profile_add_private_ipc(&p);
 	const struct rule *r = find(&p, "/dev/shm");
 	CHECK(p.private_ipc && r && r->access == ACCESS_RW && r->origin == ORIGIN_PRIVATE,
 	      "a session's /dev/shm is read/write, marked private for the backend");
-	CHECK(!profile_allows_write(&p, "/dev/shm/home"), "the private /dev/shm is no place for a lasting HOME");
+	CHECK(!profile_allows_write(&p, "/dev/shm/home"),
+	      "the private /dev/shm is no place for a lasting HOME");
 	CHECK_STR(origin_name(ORIGIN_PRIVATE), "private", "moat profile names it private");
 	profile_free(&p);
 

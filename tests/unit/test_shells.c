@@ -22,13 +22,13 @@ static void test_manifest(void)
 	static const struct {
 		const char *text, *msg;
 	} bad[] = {
-		{"cc /usr/bin/gcc\n", "m:1: expected '<name><TAB>/path/to/binary'"},
-		{"cc\tusr/bin/gcc\n", "m:1: 'usr/bin/gcc' is not an absolute path"},
-		{"\n\ncc\t/a\ncc\t/b\n", "m:4: 'cc' is listed twice"},
-		{"a/b\t/x\n", "m:1: bad tool name: the name contains a slash"},
-		{"..\t/x\n", "m:1: bad tool name: the name is '.' or '..'"},
-		{"\t/x\n", "m:1: bad tool name: the name is empty"},
-		{"cc\t/x\x1b[2J\n", "m:1: the path contains a control character"},
+	    {"cc /usr/bin/gcc\n", "m:1: expected '<name><TAB>/path/to/binary'"},
+	    {"cc\tusr/bin/gcc\n", "m:1: 'usr/bin/gcc' is not an absolute path"},
+	    {"\n\ncc\t/a\ncc\t/b\n", "m:4: 'cc' is listed twice"},
+	    {"a/b\t/x\n", "m:1: bad tool name: the name contains a slash"},
+	    {"..\t/x\n", "m:1: bad tool name: the name is '.' or '..'"},
+	    {"\t/x\n", "m:1: bad tool name: the name is empty"},
+	    {"cc\t/x\x1b[2J\n", "m:1: the path contains a control character"},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
 		int rc = manifest_parse(bad[i].text, strlen(bad[i].text), "m", &m, &err);
@@ -55,8 +55,9 @@ static void test_envfile(void)
 		CHECK_STR(env[5].value, "", "empty value");
 	}
 	env_changes_free(env, n);
-	static const char *const bad[] = {"MOAT_JAILBREAK=git\n", "MOAT_ROOT=/\n", "LD_PRELOAD=/x.so\n",
-					  "HOME=/tmp\n", "1A=x\n", "no equals\n", "A B=c\n"};
+	static const char *const bad[] = {
+	    "MOAT_JAILBREAK=git\n", "MOAT_ROOT=/\n", "LD_PRELOAD=/x.so\n", "HOME=/tmp\n", "1A=x\n",
+	    "no equals\n",          "A B=c\n"};
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++)
 		CHECK(envfile_parse(bad[i], strlen(bad[i]), "e", "/p", &env, &n, &err) < 0,
 		      "env line refused: %.*s", (int)strlen(bad[i]) - 1, bad[i]);

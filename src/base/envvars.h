@@ -5,9 +5,10 @@
 #define MOAT_BASE_ENVVARS_H
 
 /* Set by moat for the tool. */
-#define ENV_ROOT    "MOAT_ROOT"    /* the sandbox root; the wrapper's input */
-#define ENV_SANDBOX "MOAT_SANDBOX" /* "inside moat", a hint only: see sandbox_already_confined()   \
-	                            */
+#define ENV_ROOT "MOAT_ROOT" /* the sandbox root; the wrapper's input */
+#define ENV_SANDBOX                                                                                \
+	"MOAT_SANDBOX" /* "inside moat", a hint only: see sandbox_already_confined()               \
+	                */
 #define ENV_JAILBREAK "MOAT_JAILBREAK" /* colon list of binaries that skip the sandbox */
 #define ENV_TMPDIR    "TMPDIR"         /* $MOAT_ROOT/.moat/tmp */
 

@@ -25,12 +25,11 @@ static void print_approval(const struct approval *a)
 	}
 }
 
-int cmd_approvals(int argc, char **argv, const struct global_opts *g)
+int cmd_approvals(const struct cli_args *a, const struct global_opts *g)
 {
-	(void)g;
-	if (argc > 1)
+	if (a->noperands)
 		return cli_usage_error(cli_command("approvals"), "unexpected argument '%s'",
-		                       argv[1]);
+		                       a->operands[0]);
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
@@ -45,7 +44,7 @@ int cmd_approvals(int argc, char **argv, const struct global_opts *g)
 	for (size_t i = 0; i < st.n; i++)
 		print_approval(&st.approvals[i]);
 	if (!st.n)
-		fprintf(stderr, "moat: no approvals remembered\n");
+		cli_info(g, "no approvals remembered");
 	approvals_free(&st);
 	return 0;
 }
@@ -62,22 +61,13 @@ static int forget(struct approval_store *st, void *arg)
 	return f->dropped ? 1 : 0;
 }
 
-int cmd_unapprove(int argc, char **argv, const struct global_opts *g)
+int cmd_unapprove(const struct cli_args *a, const struct global_opts *g)
 {
-	(void)g;
 	const struct command *self = cli_command("unapprove");
-	bool all = false;
-	const char *dir = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--all") == 0)
-			all = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(self, "unknown option '%s'", argv[i]);
-		else if (!dir)
-			dir = argv[i];
-		else
-			return cli_usage_error(self, "too many arguments");
-	}
+	bool all = a->given[OPT_ALL];
+	if (a->noperands > 1)
+		return cli_usage_error(self, "too many arguments");
+	const char *dir = a->noperands ? a->operands[0] : NULL;
 	if (all && dir)
 		return cli_usage_error(self, "give DIR or --all, not both");
 	struct error err = {0};
@@ -95,7 +85,6 @@ int cmd_unapprove(int argc, char **argv, const struct global_opts *g)
 	struct forget f = {root, 0};
 	if (approvals_update(home, forget, &f, &err) < 0)
 		return cli_fail(&err, 1);
-	fprintf(stderr, "moat: forgot %zu approval(s)%s%s\n", f.dropped, root ? " for " : "",
-	        root ? root : "");
+	cli_info(g, "forgot %zu approval(s)%s%s", f.dropped, root ? " for " : "", root ? root : "");
 	return 0;
 }

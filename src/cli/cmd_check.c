@@ -178,10 +178,11 @@ static void check_flake(struct checker *c)
 	}
 }
 
-int cmd_check(int argc, char **argv, const struct global_opts *g)
+int cmd_check(const struct cli_args *a, const struct global_opts *g)
 {
-	if (argc > 1)
-		return cli_usage_error(cli_command("check"), "unexpected argument '%s'", argv[1]);
+	if (a->noperands)
+		return cli_usage_error(cli_command("check"), "unexpected argument '%s'",
+		                       a->operands[0]);
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)

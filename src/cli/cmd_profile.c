@@ -68,22 +68,12 @@ static int print_sbpl(const struct session *s, struct error *err)
 	return rc;
 }
 
-int cmd_profile(int argc, char **argv, const struct global_opts *g)
+int cmd_profile(const struct cli_args *a, const struct global_opts *g)
 {
-	const struct command *self = cli_command("profile");
-	const char *format = "rules";
-	int first = 1;
-	for (; first < argc && argv[first][0] == '-'; first++) {
-		if (strncmp(argv[first], "--format=", 9) == 0)
-			format = argv[first] + 9;
-		else
-			return cli_usage_error(self, "unknown option '%s'", argv[first]);
-	}
-	if (strcmp(format, "rules") != 0 && strcmp(format, "sbpl") != 0)
-		return cli_usage_error(self, "unknown format '%s' (want rules or sbpl)", format);
+	const char *format = a->value[OPT_FORMAT] ? a->value[OPT_FORMAT] : "rules";
 	struct error err = {0};
 	struct session s;
-	if (session_open(&s, argv + first, argc - first, g, &err) < 0)
+	if (session_open(&s, a->operands, a->noperands, g, &err) < 0)
 		return cli_fail(&err, 1);
 	int rc = strcmp(format, "sbpl") == 0 ? print_sbpl(&s, &err) : (print_rules(&s), 0);
 	session_close(&s);

@@ -54,32 +54,23 @@ static int run_traced(struct session *s, char **cmd, struct error *err)
 	return WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
 }
 
-int cmd_run(int argc, char **argv, const struct global_opts *g)
+int cmd_run(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("run");
-	bool trace = false;
-	int dashes = 0, nshells = 0;
-	for (int i = 1; i < argc && !dashes; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			dashes = i;
-		else if (strcmp(argv[i], "--trace") == 0)
-			trace = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(self, "unknown option '%s'", argv[i]);
-		else
-			argv[1 + nshells++] = argv[i]; /* shells, --trace left out */
-	}
-	if (!dashes)
+	bool trace = a->given[OPT_TRACE];
+	if (a->dashdash < 0)
 		return cli_usage_error(self, "missing '--' before the command");
-	if (dashes == argc - 1)
+	if (a->dashdash == a->noperands)
 		return cli_usage_error(self, "no command after '--'");
+	/* Shell names before "--", the command after it. */
+	int nshells = a->dashdash;
+	char **cmd = a->operands + a->dashdash;
 
 	struct error err = {0};
 	struct session s;
-	if (session_open(&s, argv + 1, nshells, g, &err) < 0)
+	if (session_open(&s, a->operands, nshells, g, &err) < 0)
 		return cli_fail(&err, EXIT_MOAT_FAILED);
-	int status = trace ? run_traced(&s, argv + dashes + 1, &err)
-	                   : session_exec(&s, argv + dashes + 1, &err);
+	int status = trace ? run_traced(&s, cmd, &err) : session_exec(&s, cmd, &err);
 	session_close(&s);
 	return err.msg[0] ? cli_fail(&err, status) : status;
 }

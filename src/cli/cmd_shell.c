@@ -28,15 +28,11 @@ static void shell_command(const char *shell, char **cmd)
 	cmd[n] = NULL;
 }
 
-int cmd_shell(int argc, char **argv, const struct global_opts *g)
+int cmd_shell(const struct cli_args *a, const struct global_opts *g)
 {
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return cli_usage_error(cli_command("shell"), "unknown option '%s'",
-			                       argv[i]);
 	struct error err = {0};
 	struct session s;
-	if (session_open(&s, argv + 1, argc - 1, g, &err) < 0)
+	if (session_open(&s, a->operands, a->noperands, g, &err) < 0)
 		return cli_fail(&err, EXIT_MOAT_FAILED);
 	const char *shell = getenv("SHELL");
 	char *cmd[4];

@@ -21,9 +21,9 @@
 
 struct wrap_args {
 	const char *name;
-	const char **env; /* KEY=VALUE */
+	const char *const *env; /* KEY=VALUE */
 	int nenv;
-	const char **bins;
+	const char *const *bins;
 	int nbins;
 };
 
@@ -258,28 +258,19 @@ static int update_env(const struct shell_dirs *d, const struct wrap_args *a, str
 	return rc;
 }
 
-static int parse_wrap_args(int argc, char **argv, struct wrap_args *a)
+static int parse_wrap_args(const struct cli_args *args, struct wrap_args *a)
 {
 	const struct command *self = cli_command("wrap");
-	a->env = xcalloc((size_t)argc, sizeof(char *));
-	a->bins = xcalloc((size_t)argc, sizeof(char *));
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--env") == 0 || strncmp(argv[i], "--env=", 6) == 0) {
-			const char *kv =
-			    argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!kv || !strchr(kv, '='))
-				return cli_usage_error(self, "--env needs KEY=VALUE");
-			a->env[a->nenv++] = kv;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage_error(self, "unknown option '%s'", argv[i]);
-		} else if (!a->name) {
-			a->name = argv[i];
-		} else {
-			a->bins[a->nbins++] = argv[i];
-		}
-	}
-	if (!a->name)
+	a->env = args->values[OPT_ENV];
+	a->nenv = args->given[OPT_ENV];
+	for (int i = 0; i < a->nenv; i++)
+		if (!strchr(a->env[i], '='))
+			return cli_usage_error(self, "--env needs KEY=VALUE, not '%s'", a->env[i]);
+	if (args->noperands == 0)
 		return cli_usage_error(self, "missing the shell NAME");
+	a->name = args->operands[0];
+	a->bins = (const char *const *)args->operands + 1;
+	a->nbins = args->noperands - 1;
 	if (!a->nbins && !a->nenv)
 		return cli_usage_error(self, "name at least one binary to wrap");
 	return 0;
@@ -359,11 +350,11 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 	return 0;
 }
 
-int cmd_wrap(int argc, char **argv, const struct global_opts *g)
+int cmd_wrap(const struct cli_args *args, const struct global_opts *g)
 {
 	(void)g;
 	struct wrap_args a = {0};
-	int rc = parse_wrap_args(argc, argv, &a);
+	int rc = parse_wrap_args(args, &a);
 	if (rc == 0) {
 		struct error err = {0};
 		char **reals = xcalloc((size_t)a.nbins + 1, sizeof(char *));
@@ -372,7 +363,5 @@ int cmd_wrap(int argc, char **argv, const struct global_opts *g)
 			free(reals[i]);
 		free(reals);
 	}
-	free(a.env);
-	free(a.bins);
 	return rc;
 }

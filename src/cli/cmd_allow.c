@@ -63,7 +63,7 @@ static int edit_unallow(const char *buf, size_t len, const char *file, const cha
 	return config_edit_unallow(buf, len, file, home, g->bin, g->stored, out, err);
 }
 
-static int list_grants(const char *home)
+static int list_grants(const char *home, const struct global_opts *g)
 {
 	struct error err = {0};
 	struct config cfg;
@@ -80,43 +80,18 @@ static int list_grants(const char *home)
 			printf("%s\n", r->ndirs ? ")" : "");
 		}
 	}
+	if (!cfg.nallow) {
+		cleanup_free char *file = settings_path(home);
+		cli_info(g, "no grants in %s", file);
+	}
 	config_free(&cfg);
 	return 0;
 }
 
-static const char *level_name(const struct grant_args *ga)
+/* moat unallow BIN PATH, or moat allow -r BIN PATH (self says which). */
+static int unallow(const struct command *self, const struct cli_args *a,
+                   const struct global_opts *g)
 {
-	return ga->write ? (ga->exec ? "read/write/exec" : "read/write")
-	                 : (ga->exec ? "read/exec" : "read");
-}
-
-int cmd_allow(const struct cli_args *a, const struct global_opts *g)
-{
-	const struct command *self = cli_command("allow");
-	struct grant_args ga = {.write = a->given[OPT_WRITE], .exec = a->given[OPT_EXEC]};
-	if (a->noperands > 2)
-		return cli_usage_error(self, "too many arguments");
-	struct error err = {0};
-	cleanup_free char *home = settings_home(&err);
-	if (!home)
-		return cli_fail(&err, 1);
-	if (a->noperands == 0 && !ga.write && !ga.exec)
-		return list_grants(home);
-	if (a->noperands != 2)
-		return cli_usage_error(self, "want BIN and PATH");
-	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0)
-		return cli_fail(&err, 1);
-	int rc = settings_edit(home, edit_allow, &ga, &err);
-	if (rc >= 0)
-		cli_info(g, "%s %s %s access to %s", rc ? "granted" : "already granted:", ga.bin,
-		         level_name(&ga), ga.stored);
-	free(ga.stored);
-	return rc < 0 ? cli_fail(&err, 1) : 0;
-}
-
-int cmd_unallow(const struct cli_args *a, const struct global_opts *g)
-{
-	const struct command *self = cli_command("unallow");
 	if (a->noperands != 2)
 		return cli_usage_error(self, "want BIN and PATH");
 	struct error err = {0};
@@ -136,4 +111,44 @@ int cmd_unallow(const struct cli_args *a, const struct global_opts *g)
 	}
 	free(ga.stored);
 	return rc == 1 ? 0 : cli_fail(&err, 1);
+}
+
+static const char *level_name(const struct grant_args *ga)
+{
+	return ga->write ? (ga->exec ? "read/write/exec" : "read/write")
+	                 : (ga->exec ? "read/exec" : "read");
+}
+
+int cmd_allow(const struct cli_args *a, const struct global_opts *g)
+{
+	const struct command *self = cli_command("allow");
+	struct grant_args ga = {.write = a->given[OPT_WRITE], .exec = a->given[OPT_EXEC]};
+	if (a->given[OPT_REMOVE] && (ga.write || ga.exec))
+		return cli_usage_error(self, "-r removes a grant whatever its level: drop --%s",
+		                       ga.write ? "write" : "exec");
+	if (a->given[OPT_REMOVE])
+		return unallow(self, a, g);
+	if (a->noperands > 2)
+		return cli_usage_error(self, "too many arguments");
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	if (a->noperands == 0 && !ga.write && !ga.exec)
+		return list_grants(home, g);
+	if (a->noperands != 2)
+		return cli_usage_error(self, "want BIN and PATH");
+	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0)
+		return cli_fail(&err, 1);
+	int rc = settings_edit(home, edit_allow, &ga, &err);
+	if (rc >= 0)
+		cli_info(g, "%s %s %s access to %s", rc ? "granted" : "already granted:", ga.bin,
+		         level_name(&ga), ga.stored);
+	free(ga.stored);
+	return rc < 0 ? cli_fail(&err, 1) : 0;
+}
+
+int cmd_unallow(const struct cli_args *a, const struct global_opts *g)
+{
+	return unallow(cli_command("unallow"), a, g);
 }

@@ -25,30 +25,6 @@ static void print_approval(const struct approval *a)
 	}
 }
 
-int cmd_approvals(const struct cli_args *a, const struct global_opts *g)
-{
-	if (a->noperands)
-		return cli_usage_error(cli_command("approvals"), "unexpected argument '%s'",
-		                       a->operands[0]);
-	struct error err = {0};
-	cleanup_free char *home = settings_home(&err);
-	if (!home)
-		return cli_fail(&err, 1);
-	struct approval_store st;
-	struct strbuf warn = STRBUF_INIT;
-	if (approvals_load(home, &st, &warn, &err) < 0)
-		return cli_fail(&err, 1);
-	if (warn.len)
-		warning_print("moat", warn.buf);
-	sb_release(&warn);
-	for (size_t i = 0; i < st.n; i++)
-		print_approval(&st.approvals[i]);
-	if (!st.n)
-		cli_info(g, "no approvals remembered");
-	approvals_free(&st);
-	return 0;
-}
-
 struct forget {
 	const char *root; /* NULL: all */
 	size_t dropped;
@@ -61,9 +37,10 @@ static int forget(struct approval_store *st, void *arg)
 	return f->dropped ? 1 : 0;
 }
 
-int cmd_unapprove(const struct cli_args *a, const struct global_opts *g)
+/* moat unapprove [DIR | --all], or moat approvals -r [DIR | --all]. */
+static int unapprove(const struct command *self, const struct cli_args *a,
+                     const struct global_opts *g)
 {
-	const struct command *self = cli_command("unapprove");
 	bool all = a->given[OPT_ALL];
 	if (a->noperands > 1)
 		return cli_usage_error(self, "too many arguments");
@@ -85,6 +62,44 @@ int cmd_unapprove(const struct cli_args *a, const struct global_opts *g)
 	struct forget f = {root, 0};
 	if (approvals_update(home, forget, &f, &err) < 0)
 		return cli_fail(&err, 1);
+	if (!f.dropped) {
+		error_set(&err, "no approvals for %s", root ? root : "any project");
+		error_hint(&err, "'moat approvals' lists the projects that have some");
+		return cli_fail(&err, 1);
+	}
 	cli_info(g, "forgot %zu approval(s)%s%s", f.dropped, root ? " for " : "", root ? root : "");
 	return 0;
+}
+
+int cmd_approvals(const struct cli_args *a, const struct global_opts *g)
+{
+	const struct command *self = cli_command("approvals");
+	if (a->given[OPT_REMOVE])
+		return unapprove(self, a, g);
+	if (a->given[OPT_ALL])
+		return cli_usage_error(self, "--all goes with -r");
+	if (a->noperands)
+		return cli_usage_error(self, "unexpected argument '%s'", a->operands[0]);
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	struct approval_store st;
+	struct strbuf warn = STRBUF_INIT;
+	if (approvals_load(home, &st, &warn, &err) < 0)
+		return cli_fail(&err, 1);
+	if (warn.len)
+		warning_print("moat", warn.buf);
+	sb_release(&warn);
+	for (size_t i = 0; i < st.n; i++)
+		print_approval(&st.approvals[i]);
+	if (!st.n)
+		cli_info(g, "no approvals remembered");
+	approvals_free(&st);
+	return 0;
+}
+
+int cmd_unapprove(const struct cli_args *a, const struct global_opts *g)
+{
+	return unapprove(cli_command("unapprove"), a, g);
 }

@@ -42,7 +42,7 @@ static int edit_unlink(const char *buf, size_t len, const char *file, const char
 	return config_edit_unlink(buf, len, file, home, a->dir, out, err);
 }
 
-static int list_links(const char *home)
+static int list_links(const char *home, const struct global_opts *g)
 {
 	struct error err = {0};
 	struct config cfg;
@@ -54,19 +54,46 @@ static int list_links(const char *home)
 			printf(" %s", cfg.links[i].shells[j]);
 		printf("\n");
 	}
+	if (!cfg.nlinks) {
+		cleanup_free char *file = settings_path(home);
+		cli_info(g, "no links in %s", file);
+	}
 	config_free(&cfg);
 	return 0;
+}
+
+/* moat unlink DIR, or moat link -r DIR (self says which). A directory with
+ * no link is what the user asked for already: not an error. */
+static int unlink_dir(const struct command *self, const struct cli_args *a,
+                      const struct global_opts *g)
+{
+	if (a->noperands != 1)
+		return cli_usage_error(self, "want DIR");
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	struct link_args la = {link_dir(a->operands[0], &err), NULL, 0};
+	if (!la.dir)
+		return cli_fail(&err, 1);
+	int rc = settings_edit(home, edit_unlink, &la, &err);
+	if (rc >= 0)
+		cli_info(g, "%s %s", rc ? "unlinked" : "no link to remove for", la.dir);
+	free(la.dir);
+	return rc < 0 ? cli_fail(&err, 1) : 0;
 }
 
 int cmd_link(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("link");
+	if (a->given[OPT_REMOVE])
+		return unlink_dir(self, a, g);
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
 		return cli_fail(&err, 1);
 	if (a->noperands == 0)
-		return list_links(home);
+		return list_links(home, g);
 	if (a->noperands < 2)
 		return cli_usage_error(self, "name at least one shell for %s", a->operands[0]);
 	for (int i = 1; i < a->noperands; i++) {
@@ -88,22 +115,7 @@ int cmd_link(const struct cli_args *a, const struct global_opts *g)
 
 int cmd_unlink(const struct cli_args *a, const struct global_opts *g)
 {
-	if (a->noperands != 1)
-		return cli_usage_error(cli_command("unlink"), "want DIR");
-	struct error err = {0};
-	cleanup_free char *home = settings_home(&err);
-	if (!home)
-		return cli_fail(&err, 1);
-	struct link_args la = {link_dir(a->operands[0], &err), NULL, 0};
-	if (!la.dir)
-		return cli_fail(&err, 1);
-	int rc = settings_edit(home, edit_unlink, &la, &err);
-	if (rc == 0)
-		error_set(&err, "'%s' is not linked", la.dir);
-	else if (rc == 1)
-		cli_info(g, "unlinked %s", la.dir);
-	free(la.dir);
-	return rc == 1 ? 0 : cli_fail(&err, 1);
+	return unlink_dir(cli_command("unlink"), a, g);
 }
 
 static bool marker_exists(const char *dir, const char *marker, void *unused)

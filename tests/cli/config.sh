@@ -49,9 +49,23 @@ printf 'echo "$PATH"\n' >"$T/cmds"
 run sh -c "SHELL=/bin/sh '$MOAT' shell <'$T/cmds'"
 expect_out "shell uses the linked shell too" "^$DATA/alpha/bin:"
 expect_ok "unlink forgets it" "$MOAT" unlink .
-expect_status "unlink of an unlinked dir fails" 1 "$MOAT" unlink .
+run "$MOAT" detect
+expect_out "and detection applies again" '^shells: alpha beta \(detected\)$'
+run "$MOAT" unlink .
+[ "$rc" -eq 0 ] && grep -q "^moat: no link to remove for $PROJ\$" "$T/.err" &&
+	ok "unlink of a directory with no link: status 0, and says so" ||
+	{ not_ok "unlink of a directory with no link: status 0, and says so" && _show unlink; }
+expect_ok "link -r is unlink" "$MOAT" link "$PROJ" alpha
+expect_ok "(linked again)" "$MOAT" link -r .
+run "$MOAT" detect
+expect_out "link -r forgot the link" '^shells: alpha beta \(detected\)$'
+expect_status "link -r wants one DIR" 2 "$MOAT" link -r
+run "$MOAT" link
+[ "$rc" -eq 0 ] && [ -z "$out" ] && grep -q "^moat: no links in $CFG\$" "$T/.err" &&
+	ok "link with no links says so" || { not_ok "link with no links says so" && _show link; }
 run "$MOAT" run alpha -- sh -c 'echo "$PATH"'
-expect_no_out "named shells skip detection" 'using shells'
+[ "$rc" -eq 0 ] && grep -q "^$DATA/alpha/bin:" "$T/.out" && ! grep -q 'using shells' "$T/.err" &&
+	ok "named shells skip detection" || { not_ok "named shells skip detection" && _show run alpha; }
 
 # check: findings with file:line:col, a count, exit 1.
 cat >"$CFG" <<ZON
@@ -100,6 +114,20 @@ expect_status "a quote refused" 1 "$MOAT" allow git "$HOME/a\"b"
 expect_status "a control character refused" 1 "$MOAT" allow git "$HOME/a$(printf '\t')b"
 expect_status "a bad binary name refused" 1 "$MOAT" allow a/b "$HOME/x"
 expect_status "allow with one argument is a usage error" 2 "$MOAT" allow git
+
+# allow -r is unallow; a grant that is not there is an error.
+expect_ok "allow a path to remove" "$MOAT" allow git "$HOME/.gitconfig" --write
+expect_status "allow -r with --write is a usage error" 2 "$MOAT" allow -r git "$HOME/.gitconfig" --write
+expect_ok "allow -r removes it" "$MOAT" allow -r git "$HOME/.gitconfig"
+expect_out "and says so" "^moat: removed git's grant of ~/.gitconfig\$"
+run grep -c gitconfig "$CFG"
+[ "$out" = 0 ] && ok "the grant is gone from config.zon" || not_ok "the grant is gone from config.zon"
+expect_status "allow -r of a grant that is not there fails" 1 "$MOAT" allow -r git "$HOME/.gitconfig"
+expect_out "naming it" "no grant of ~/.gitconfig to git to remove"
+expect_status "unallow likewise" 1 "$MOAT" unallow git "$HOME/.gitconfig"
+run env XDG_CONFIG_HOME="$T/empty" "$MOAT" allow
+[ "$rc" -eq 0 ] && [ -z "$out" ] && grep -q "^moat: no grants in $T/empty/moat/config.zon\$" "$T/.err" &&
+	ok "allow with no grants says so" || { not_ok "allow with no grants says so" && _show allow; }
 
 # A config.zon linked from a dotfiles repository stays a link when edited.
 mkdir -p "$HOME/dotfiles"

@@ -42,7 +42,27 @@ _n=0 _failed=0
 
 ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
 not_ok() { _n=$((_n + 1)) _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
+# skip REASON: a test that cannot be run here; REASON says which prerequisite
+# is missing ("prerequisite: ..."), never that a result was not as hoped.
 skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $*"; }
+
+# known_breakage NAME WHY CMD...: a gap docs/security.md documents. CMD
+# succeeds while the attack (or the breakage) still works, which is reported
+# as TODO: tests/run-all counts it as neither passed nor failed, and lists
+# it. Once CMD fails, the gap is closed and the test fails, so that the test
+# and docs/security.md are brought up to date.
+known_breakage() {
+	local name=$1 why=$2
+	shift 2
+	_n=$((_n + 1))
+	if "$@"; then
+		echo "not ok $_n - $name # TODO known breakage: $why"
+	else
+		_failed=$((_failed + 1))
+		echo "not ok $_n - $name: this gap is closed, update the test and docs/security.md"
+		_show "(last command)"
+	fi
+}
 
 # Run a command, keeping its status in $rc and its output in $out / $err.
 run() {
@@ -87,6 +107,23 @@ expect_denied() {
 		not_ok "$name (want a permission error)" && _show "$@"
 	fi
 }
+
+# expect_refused NAME SECRET: the last run's command started and was refused
+# by the sandbox (it failed with a permission error, so it is not moat failing
+# for some other reason before it ran), and SECRET never showed on stdout.
+expect_refused() {
+	if [ "$rc" -ne 0 ] && grep -qiE 'permission denied|operation not permitted' "$T/.err" &&
+		! grep -q -- "$2" "$T/.out"; then
+		ok "$1"
+	else
+		not_ok "$1 (want a permission error, and no $2)" && _show "(last command)"
+	fi
+}
+
+# ran_and_failed: the last run's command started and failed by itself: status
+# 1-124, not moat's own failure (125), a command that could not run (126,
+# 127) or a signal. For refusals whose error is not a permission error.
+ran_and_failed() { [ "$rc" -ge 1 ] && [ "$rc" -le 124 ]; }
 
 # expect_out NAME PATTERN: the last run's stdout+stderr must match PATTERN (grep -E).
 expect_out() {

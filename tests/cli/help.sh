@@ -156,7 +156,7 @@ if [ -w /dev/full ]; then
 	run sh -c '"$0" profile >/dev/full' "$MOAT"
 	[ "$rc" -ne 0 ] && grep -q 'cannot write' "$T/.err" && ok "profile to a full disk fails" || { not_ok "profile to a full disk fails" && _show profile; }
 else
-	skip "no writable /dev/full"
+	skip "prerequisite: a writable /dev/full"
 fi
 
 # moat profile: the rules run and shell would apply here.

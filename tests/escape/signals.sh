@@ -23,7 +23,7 @@ trapper() {
 }
 
 if [ "$ABI" -lt 6 ]; then
-	skip "Landlock ABI $ABI < 6: signals and abstract sockets are not scoped on this kernel (moat says so)"
+	skip "prerequisite: Landlock ABI 6 to scope signals and abstract sockets (this kernel has $ABI; moat says so)"
 	done_testing
 	exit
 fi
@@ -80,15 +80,17 @@ run ./sock connect-abstract "$name"
 expect_out "control: the abstract socket answers outside" 'HELLO-FROM-SERVER'
 expect_denied "connect to an abstract socket outside" "$MOAT" run -- ./sock connect-abstract "$name"
 expect_no_out "and no greeting arrives" 'HELLO-FROM-SERVER'
-if [ "$ABI" -ge 9 ]; then
-	run "$MOAT" run -- "$PY" -c "
+run "$MOAT" run -- "$PY" -c "
 import socket
 s = socket.socket(socket.AF_UNIX); s.bind('\0$name-inside'); s.listen(1)
 c = socket.socket(socket.AF_UNIX); c.connect('\0$name-inside'); a, _ = s.accept()
 c.send(b'ABSTRACT-INSIDE-OK'); print(a.recv(32).decode())"
+if [ "$ABI" -ge 9 ]; then
 	expect_out "an abstract socket inside the sandbox works" '^ABSTRACT-INSIDE-OK$'
 else
-	skip "ABI $ABI < 9: AF_UNIX socket() is refused, so abstract sockets inside the sandbox do not work either (docs/security.md)"
+	known_breakage "an abstract socket inside the sandbox works" \
+		"ABI $ABI < 9: socket(AF_UNIX) is refused, so abstract sockets inside do not work either (docs/security.md)" \
+		grep -q PermissionError "$T/.err"
 fi
 
 done_testing

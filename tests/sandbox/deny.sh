@@ -103,7 +103,7 @@ if [ -n "$SHMDECOY" ]; then
 	expect_out "a session writes its own /dev/shm" '^PWNED$'
 	if [ ! -e "$SHMWRITTEN" ]; then ok "nothing was written to the host's /dev/shm"; else not_ok "nothing was written to the host's /dev/shm"; fi
 else
-	skip "/dev/shm is missing or not writable here"
+	skip "prerequisite: a writable /dev/shm"
 fi
 
 control "read the sibling project" SIBLING-SECRET cat "$SIBLING/secret"

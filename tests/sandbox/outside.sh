@@ -45,7 +45,7 @@ if [ "${abi:-0}" -ge 6 ]; then
 	kill -0 "$victim" && ok "the outside process is still alive" || not_ok "the outside process is still alive"
 	expect_ok "a process inside may signal its own children" "$MOAT" run -- sh -c 'sleep 30 & kill $!; wait $! ; [ $? -eq 143 ]'
 else
-	skip "Landlock ABI ${abi:-?} < 6: signals are not scoped on this kernel"
+	skip "prerequisite: Landlock ABI 6 to scope signals (this kernel has ${abi:-?})"
 fi
 
 PY=/usr/bin/python3
@@ -64,7 +64,7 @@ s = socket.socket(socket.AF_UNIX); s.connect(\"\\0$name\"); print(s.recv(64).dec
 	kill "$listener" 2>/dev/null
 	wait "$listener" 2>/dev/null
 else
-	skip "no $PY for the abstract socket listener"
+	skip "prerequisite: $PY for the abstract socket listener"
 fi
 
 # A hostile repository: .moat (or parts of it) pointing out of the root.

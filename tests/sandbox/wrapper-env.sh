@@ -23,7 +23,8 @@ expect_out "a non-canonical MOAT_ROOT is canonicalized" "^MOAT_ROOT=$PROJ\$"
 
 run env MOAT_ENV_FOO=bar "$SH/bin/env"
 expect_out "MOAT_ENV_FOO=bar sets FOO" '^FOO=bar$'
-expect_no_out "and removes MOAT_ENV_FOO" '^MOAT_ENV_FOO='
+[ "$rc" -eq 0 ] && ! grep -q '^MOAT_ENV_FOO=' "$T/.out" && ok "and removes MOAT_ENV_FOO" ||
+	{ not_ok "and removes MOAT_ENV_FOO" && _show env; }
 run env MOAT_ENV_GREETING=override "$SH/bin/env"
 expect_out "MOAT_ENV_ wins over the env file" '^GREETING=override$'
 run env MOAT_ENV_EMPTY= "$SH/bin/env"
@@ -66,24 +67,29 @@ run "$MOAT" run tools -- sh -c 'MOAT_ENV_HOME="$MOAT_ROOT/.moat/home-s" env'
 expect_out "inside moat run, MOAT_ENV_HOME still applies to a wrapped tool" "^HOME=$PROJ/.moat/home-s\$"
 [ -d "$PROJ/.moat/home-s" ] && ok "and is created there" || not_ok "and is created there"
 
-# MOAT_JAILBREAK: named tools run unsandboxed, others stay confined.
+# MOAT_JAILBREAK: named tools run unsandboxed, others stay confined. A
+# refusal is cat's own (status 1, "Permission denied"), never the wrapper
+# failing for another reason.
+confined_cat() { # NAME: the last run was cat of ~/.ssh/id_rsa, confined
+	[ "$rc" -eq 1 ] && grep -q "cat: $HOME/.ssh/id_rsa: Permission denied" "$T/.err" &&
+		! grep -q DECOY "$T/.out" && ok "$1" || { not_ok "$1" && _show cat; }
+}
 run "$SH/bin/cat" "$HOME/.ssh/id_rsa"
-[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "not jailbroken: ~/.ssh is denied" || not_ok "not jailbroken: ~/.ssh is denied"
+confined_cat "not jailbroken: ~/.ssh is denied"
 run env MOAT_JAILBREAK=cat "$SH/bin/cat" "$HOME/.ssh/id_rsa"
 expect_out "MOAT_JAILBREAK=cat: cat reads ~/.ssh" '^DECOY-SSH-KEY$'
 run env MOAT_JAILBREAK=/usr/bin/env:/usr/bin/cat "$SH/bin/cat" "$HOME/.ssh/id_rsa"
 expect_out "an absolute path in a colon list jailbreaks too" '^DECOY-SSH-KEY$'
 run env MOAT_JAILBREAK=env:sh "$SH/bin/cat" "$HOME/.ssh/id_rsa"
-[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "jailbreaking other tools leaves cat confined" ||
-	{ not_ok "jailbreaking other tools leaves cat confined" && _show cat; }
+confined_cat "jailbreaking other tools leaves cat confined"
 run env MOAT_JAILBREAK=env "$SH/bin/env"
-expect_no_out "a jailbroken tool is not told it is sandboxed" '^MOAT_SANDBOX='
+[ "$rc" -eq 0 ] && grep -q "^MOAT_ROOT=$PROJ\$" "$T/.out" && ! grep -q '^MOAT_SANDBOX=' "$T/.out" &&
+	ok "a jailbroken tool is not told it is sandboxed" || { not_ok "a jailbroken tool is not told it is sandboxed" && _show env; }
 printf '#!/bin/sh\ncat "$@"\n' >"$PROJ/peek"
 chmod +x "$PROJ/peek"
 expect_ok "wrap a tool that lives in the root" "$MOAT" wrap tools "$PROJ/peek"
 run env MOAT_JAILBREAK=peek "$SH/bin/peek" "$HOME/.ssh/id_rsa"
-[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "a bare-name jailbreak never frees a binary under the root" ||
-	{ not_ok "a bare-name jailbreak never frees a binary under the root" && _show peek; }
+confined_cat "a bare-name jailbreak never frees a binary under the root"
 
 # A shell inside the root can be rewritten by sandboxed code: "git" pointed at
 # bash, with BASH_ENV in its env file, would run the attacker's script
@@ -96,9 +102,13 @@ printf 'BASH_ENV=$MOAT_ROOT/evil.sh
 ' >"$PROJ/.shell/share/moat/env"
 printf 'cat "$HOME/.ssh/id_rsa"
 ' >"$PROJ/evil.sh"
+# The script runs (BASH_ENV), confined: its cat is refused and bash goes on.
 run env MOAT_JAILBREAK=git "$PROJ/.shell/bin/git" -c true
-expect_no_out "a jailbreak never applies to a shell under the root" DECOY-SSH-KEY
+[ "$rc" -eq 0 ] && grep -q "cat: $HOME/.ssh/id_rsa: Permission denied" "$T/.err" && ! grep -q DECOY "$T/.out" &&
+	ok "a jailbreak never applies to a shell under the root" ||
+	{ not_ok "a jailbreak never applies to a shell under the root" && _show git; }
 run env MOAT_JAILBREAK=/bin/bash "$PROJ/.shell/bin/git" -c true
-expect_no_out "not even by the real binary's path" DECOY-SSH-KEY
+[ "$rc" -eq 0 ] && grep -q "cat: $HOME/.ssh/id_rsa: Permission denied" "$T/.err" && ! grep -q DECOY "$T/.out" &&
+	ok "not even by the real binary's path" || { not_ok "not even by the real binary's path" && _show git; }
 
 done_testing

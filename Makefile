@@ -4,6 +4,8 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# Where moat looks for its default flake: <bindir>/../share/moat.
+SHAREDIR := $(PREFIX)/share/moat
 DESTDIR ?=
 
 CC ?= cc
@@ -124,19 +126,26 @@ demo: all
 bench: all
 	@bench/run $(B)
 
+# What install puts down; uninstall removes exactly these (and the
+# directories of share/moat, when they are left empty).
+NIX_FILES := nix/moat.nix nix/shells.nix nix/wrap.nix
+INSTALLED := $(BINDIR)/moat $(BINDIR)/moat-wrapper $(MANDIR)/man1/moat.1 \
+	$(SHAREDIR)/flake.nix $(addprefix $(SHAREDIR)/,$(NIX_FILES)) $(SHAREDIR)/nix/installed.nix
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(B)/moat $(B)/moat-wrapper $(DESTDIR)$(BINDIR)/
 	install -m 0644 docs/moat.1 $(DESTDIR)$(MANDIR)/man1/
-	# moat's default flake (MOAT_FLAKE unset): $(PREFIX)/share/moat/flake.nix,
+	# moat's default flake (MOAT_FLAKE unset): $(SHAREDIR)/flake.nix,
 	# whose shells link to the moat-wrapper installed above.
-	install -d $(DESTDIR)$(PREFIX)/share/moat/nix
-	install -m 0644 flake.nix $(DESTDIR)$(PREFIX)/share/moat/
-	install -m 0644 nix/moat.nix nix/shells.nix nix/wrap.nix $(DESTDIR)$(PREFIX)/share/moat/nix/
-	printf '{ wrapper = "%s"; }\n' "$(BINDIR)/moat-wrapper" >$(DESTDIR)$(PREFIX)/share/moat/nix/installed.nix
+	install -d $(DESTDIR)$(SHAREDIR)/nix
+	install -m 0644 flake.nix $(DESTDIR)$(SHAREDIR)/
+	install -m 0644 $(NIX_FILES) $(DESTDIR)$(SHAREDIR)/nix/
+	printf '{ wrapper = "%s"; }\n' "$(BINDIR)/moat-wrapper" >$(DESTDIR)$(SHAREDIR)/nix/installed.nix
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/moat $(DESTDIR)$(BINDIR)/moat-wrapper $(DESTDIR)$(MANDIR)/man1/moat.1
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(SHAREDIR)/nix $(DESTDIR)$(SHAREDIR) 2>/dev/null
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -6,6 +6,9 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 # Where moat looks for its default flake: <bindir>/../share/moat.
 SHAREDIR := $(PREFIX)/share/moat
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR ?=
 
 CC ?= cc
@@ -130,7 +133,8 @@ bench: all
 # directories of share/moat, when they are left empty).
 NIX_FILES := nix/moat.nix nix/shells.nix nix/wrap.nix
 INSTALLED := $(BINDIR)/moat $(BINDIR)/moat-wrapper $(MANDIR)/man1/moat.1 \
-	$(SHAREDIR)/flake.nix $(addprefix $(SHAREDIR)/,$(NIX_FILES)) $(SHAREDIR)/nix/installed.nix
+	$(SHAREDIR)/flake.nix $(addprefix $(SHAREDIR)/,$(NIX_FILES)) $(SHAREDIR)/nix/installed.nix \
+	$(BASHCOMPDIR)/moat $(ZSHCOMPDIR)/_moat $(FISHCOMPDIR)/moat.fish
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
@@ -142,6 +146,10 @@ install: all
 	install -m 0644 flake.nix $(DESTDIR)$(SHAREDIR)/
 	install -m 0644 $(NIX_FILES) $(DESTDIR)$(SHAREDIR)/nix/
 	printf '{ wrapper = "%s"; }\n' "$(BINDIR)/moat-wrapper" >$(DESTDIR)$(SHAREDIR)/nix/installed.nix
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0644 completions/moat.bash $(DESTDIR)$(BASHCOMPDIR)/moat
+	install -m 0644 completions/_moat $(DESTDIR)$(ZSHCOMPDIR)/_moat
+	install -m 0644 completions/moat.fish $(DESTDIR)$(FISHCOMPDIR)/moat.fish
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

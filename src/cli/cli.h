@@ -130,6 +130,7 @@ int cmd_approvals(const struct cli_args *a, const struct global_opts *g);
 int cmd_unapprove(const struct cli_args *a, const struct global_opts *g);
 int cmd_help(const struct cli_args *a, const struct global_opts *g);
 int cmd_version(const struct cli_args *a, const struct global_opts *g);
+int cmd_complete(const struct cli_args *a, const struct global_opts *g);
 
 /* Route the nix code's progress, warnings and (with -v) nix's own output to
  * stderr; dry_run makes shell resolution evaluate without building. */

@@ -113,6 +113,9 @@ const struct command commands[] = {
      "moat help allow", "moat-command", NULL, false},
     {"version", cmd_version, "moat version", "print moat's version", NULL, "moat version", "-",
      NULL, false},
+    {"__complete", cmd_complete, "moat __complete -- moat WORD...",
+     "print completions for the last WORD (used by the shell completion scripts)", NULL,
+     "moat __complete -- moat run --tr", "-", NULL, true},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
 };
 
@@ -289,7 +292,7 @@ int main(int argc, char **argv)
 	}
 	rc = cli_parse(cmd, argc - i, argv + i, &a, &g, NULL);
 	if (rc == 0) {
-		if (cmd->run != cmd_help && cmd->run != cmd_version)
+		if (cmd->run != cmd_help && cmd->run != cmd_version && cmd->run != cmd_complete)
 			cli_nix_setup(&g, false);
 		rc = cmd->run(&a, &g);
 	} else if (rc == 1) {

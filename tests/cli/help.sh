@@ -127,11 +127,11 @@ run "$MOAT" -q allow git "$HOME/a\"b"
 [ "$rc" -eq 1 ] && grep -q "refusing to grant" "$T/.err" && ok "-q keeps the errors" || { not_ok "-q keeps the errors" && _show -q allow; }
 for v in "-v check" "check -v" "check --verbose"; do
 	run "$MOAT" $v
-	[ "$rc" -eq 0 ] && grep -q "^moat: config $XDG_CONFIG_HOME/moat/config.zon" "$T/.err" &&
+	[ "$rc" -eq 0 ] && grep -q '^moat: flake' "$T/.err" &&
 		ok "moat $v: verbose" || { not_ok "moat $v: verbose" && _show $v; }
 done
 run "$MOAT" check
-[ "$rc" -eq 0 ] && ! grep -q '^moat: config' "$T/.err" && ok "control: moat check is not verbose by itself" ||
+[ "$rc" -eq 0 ] && ! grep -q '^moat: flake' "$T/.err" && ok "control: moat check is not verbose by itself" ||
 	{ not_ok "control: moat check is not verbose by itself" && _show check; }
 usage_error "an option-like operand is an option" "unknown option '-x'" detect -x
 run "$MOAT" detect -- -x
@@ -145,7 +145,7 @@ run "$MOAT" run conv -v -- sh -c 'echo "$PATH"'
 [ "$rc" -eq 0 ] && grep -q "^moat: shell conv: " "$T/.err" && grep -q "/conv/bin:" "$T/.out" &&
 	ok "run: shell names and moat's options before --" || { not_ok "run: shell names and moat's options before --" && _show run conv -v; }
 run "$MOAT" -vq check
-[ "$rc" -eq 0 ] && ! grep -q '^moat: config' "$T/.err" && ok "-vq: short options group, the last wins" ||
+[ "$rc" -eq 0 ] && ! grep -q '^moat: flake' "$T/.err" && ok "-vq: short options group, the last wins" ||
 	{ not_ok "-vq: short options group, the last wins" && _show -vq check; }
 rm -f "$XDG_CONFIG_HOME/moat/config.zon"
 

@@ -239,7 +239,12 @@ static int update_env(const struct shell_dirs *d, const struct wrap_args *a, str
 	/* Check what we are about to write with the reader the wrapper uses. */
 	struct env_change *env;
 	size_t n;
-	int rc = envfile_parse(text.buf, text.len, path, "${MOAT_ROOT}", &env, &n, err);
+	struct strbuf warn = STRBUF_INIT;
+	int rc = envfile_parse_warn(text.buf, text.len, path, "${MOAT_ROOT}", &env, &n, &warn, err);
+	/* Lines the wrapper skips are not carried over. */
+	if (warn.len)
+		warning_print("moat", sb_str(&warn));
+	sb_release(&warn);
 	if (rc == 0) {
 		/* Later lines win; rewrite without duplicates. */
 		struct strbuf out = STRBUF_INIT;
@@ -308,9 +313,18 @@ static int check_env_args(const struct wrap_args *a, struct error *err)
 		sb_addf(&text, "%s\n", a->env[i]);
 	struct env_change *env;
 	size_t n;
-	int rc = envfile_parse(sb_str(&text), text.len, "--env", "${MOAT_ROOT}", &env, &n, err);
+	struct strbuf warn = STRBUF_INIT;
+	int rc = envfile_parse_warn(sb_str(&text), text.len, "--env", "${MOAT_ROOT}", &env, &n,
+	                            &warn, err);
 	if (rc == 0)
 		env_changes_free(env, n);
+	/* What the user typed is not skipped quietly, as a file's line is. */
+	if (rc == 0 && warn.len) {
+		int line = atoi(sb_str(&warn) + strlen("--env:"));
+		rc = error_set(err, "--env '%s': expected KEY=VALUE with KEY a variable name",
+		               a->env[line > 0 && line <= a->nenv ? line - 1 : 0]);
+	}
+	sb_release(&warn);
 	sb_release(&text);
 	return rc;
 }

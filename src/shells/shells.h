@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "profile/profile.h"
 
@@ -39,8 +40,15 @@ char *manifest_format(const struct manifest *m);
 void manifest_set(struct manifest *m, const char *name, const char *path);
 
 /* Parse an env file; $MOAT_ROOT and ${MOAT_ROOT} in values become root.
- * Variables that steer moat itself (MOAT_*), the dynamic loader (LD_*) or
- * HOME are refused: an env file may sit where sandboxed code can write. */
+ * Blanks around a line, its name and its value are trimmed; a line that is
+ * still not KEY=VALUE is skipped, with "FILE:LINE: ..." and a newline added
+ * to warn (when not NULL) for the caller to print, as the original tool
+ * skips it. Variables that steer moat itself (MOAT_*), the dynamic loader
+ * (LD_*), HOME or TMPDIR are refused (-1): an env file may sit where
+ * sandboxed code can write. */
+int envfile_parse_warn(const char *buf, size_t len, const char *file, const char *root,
+                       struct env_change **out, size_t *n, struct strbuf *warn, struct error *err);
+/* envfile_parse_warn that drops the warnings. */
 int envfile_parse(const char *buf, size_t len, const char *file, const char *root,
                   struct env_change **out, size_t *n, struct error *err);
 void env_changes_free(struct env_change *env, size_t n);

@@ -96,10 +96,20 @@ damage_env() { # NAME: write stdin as the env file, run env
 	rm -f "$ENVFILE"
 }
 damage_env "a NUL byte" < <(printf 'A=1\0\n')
-damage_env "no =" < <(printf 'JUSTTEXT\n')
-damage_env "an empty name" < <(printf '=value\n')
-damage_env "a name starting with a digit" < <(printf '1ABC=x\n')
-damage_env "a name with a dash" < <(printf 'A-B=x\n')
+# A line that is not KEY=VALUE is skipped, as the original tool does: the
+# tool runs with the rest of the file, and the bad line sets nothing.
+skipped_env() { # NAME LINE
+	printf '%s\nAFTER=applied\n' "$2" >"$ENVFILE"
+	wrapped env
+	[ "$rc" -eq 0 ] && grep -q '^AFTER=applied$' "$T/.out" && ! grep -qF -- "$2" "$T/.out" &&
+		ok "env file: $1: skipped, the rest applies" || { not_ok "env file: $1: skipped, the rest applies" && _show env; }
+	rm -f "$ENVFILE"
+}
+skipped_env "no =" 'JUSTTEXT'
+skipped_env "an empty name" '=value'
+skipped_env "a name starting with a digit" '1ABC=x'
+skipped_env "a name with a dash" 'A-B=x'
+damage_env "a padded LD_PRELOAD" < <(printf '  LD_PRELOAD = %s/evil.so\n' "$PROJ")
 damage_env "LD_PRELOAD" < <(printf 'LD_PRELOAD=%s/evil.so\n' "$PROJ")
 damage_env "LD_LIBRARY_PATH" < <(printf 'LD_LIBRARY_PATH=%s\n' "$PROJ")
 damage_env "MOAT_JAILBREAK" < <(printf 'MOAT_JAILBREAK=env\n')

@@ -36,11 +36,29 @@ expect_out "it says why" "MOAT_ENV_MOAT_ROOT"
 mkdir -p "$T/evil/bin" "$T/evil/share/moat"
 ln -s "$WRAPPER" "$T/evil/bin/env"
 printf 'env\t/usr/bin/env\n' >"$T/evil/share/moat/manifest"
-for line in LD_PRELOAD=/x.so MOAT_ROOT=/ HOME=/ 'no equals sign'; do
+for line in LD_PRELOAD=/x.so MOAT_ROOT=/ HOME=/ '  LD_PRELOAD = /x.so'; do
 	echo "$line" >"$T/evil/share/moat/env"
 	expect_status "an env file with '$line' is refused" 125 "$T/evil/bin/env"
 	expect_out "naming the file and line" "share/moat/env:1"
 done
+# A malformed or padded line stops nothing: padding is trimmed, a line that
+# is not KEY=VALUE is skipped (as in the original tool), the rest applies.
+printf '  PADDED = yes  \nno equals sign\n1BAD=x\nAFTER=ok\n' >"$T/evil/share/moat/env"
+run "$T/evil/bin/env"
+[ "$rc" -eq 0 ] && grep -q '^PADDED=yes$' "$T/.out" && grep -q '^AFTER=ok$' "$T/.out" && ! grep -q '^1BAD=' "$T/.out" &&
+	ok "an env file's malformed lines are skipped and padding trimmed" ||
+	{ not_ok "an env file's malformed lines are skipped and padding trimmed" && _show env; }
+
+# moat wrap --env: what the user typed is checked strictly; a line of the
+# file that the wrapper would skip is dropped, with a warning naming it.
+expect_status "moat wrap --env with a bad name is refused" 1 "$MOAT" wrap tools --env '1BAD=x'
+expect_out "naming it" "--env '1BAD=x': expected KEY=VALUE"
+printf 'junk line\n' >>"$SH/share/moat/env"
+run "$MOAT" wrap tools --env LATE=1
+[ "$rc" -eq 0 ] && grep -q "^moat: warning: $SH/share/moat/env:[0-9]*: expected KEY=VALUE; line skipped\$" "$T/.err" &&
+	! grep -q junk "$SH/share/moat/env" && grep -q '^LATE=1$' "$SH/share/moat/env" &&
+	ok "moat wrap drops a malformed line of the env file, saying which" ||
+	{ not_ok "moat wrap drops a malformed line of the env file, saying which" && _show wrap; }
 
 # MOAT_ENV_HOME: writable in the sandbox or refused, and created if missing.
 run env MOAT_ENV_HOME="$PROJ/.moat/home" "$SH/bin/sh" -c 'echo "home=$HOME"; echo x >"$HOME/.toolrc" && echo WROTE'

@@ -329,6 +329,69 @@ static int check_env_args(const struct wrap_args *a, struct error *err)
 	return rc;
 }
 
+/* Does an exec grant in config.zon for tool cover path here? */
+static bool exec_granted(const char *tool, const char *path, const char *root, const char *home)
+{
+	struct error ignored = {0};
+	struct config cfg;
+	if (settings_load(home, NULL, &cfg, &ignored) < 0)
+		return false;
+	struct config_grant *grants;
+	size_t n = config_grants(&cfg, tool, root, home, &grants);
+	bool granted = false;
+	for (size_t i = 0; i < n && !granted; i++)
+		granted = grants[i].exec && grants[i].path[0] == '/' &&
+		          path_is_under(path, grants[i].path);
+	config_grants_free(grants, n);
+	config_free(&cfg);
+	return granted;
+}
+
+/* A binary where the sandbox lets nothing run fails through its wrapper
+ * with a refused exec, wherever it is started: say so now. Under the
+ * project (the current directory's root) or an exec grant it runs; under
+ * HOME or a temporary directory it does not. */
+static void warn_if_unrunnable(const char *path)
+{
+	static const char *const tmps[] = {"/tmp", "/var/tmp", "/dev/shm"};
+	const char *tool = path_basename(path);
+	struct error err = {0};
+	/* Landlock judges the file a link leads to. */
+	cleanup_free char *real = realpath(path, NULL);
+	cleanup_free char *home = real ? settings_home(&err) : NULL;
+	cleanup_free char *cwd = home ? fs_cwd(&err) : NULL;
+	if (!cwd)
+		return;
+	const char *root = context_root_or_null(cwd, home);
+	if ((root && path_is_under(real, root)) || exec_granted(tool, real, root, home))
+		return;
+	cleanup_free char *msg = NULL;
+	cleanup_free char *hint = NULL;
+	if (path_is_under(real, home)) {
+		cleanup_free char *dir = path_dirname(real);
+		cleanup_free char *grant =
+		    path_contract_tilde(strcmp(dir, home) == 0 ? real : dir, home);
+		msg = xasprintf("'%s' lies in your home directory, where the sandbox runs nothing "
+		                "outside the project: its wrapper will not run it",
+		                real);
+		hint = xasprintf("grant it: moat allow %s %s --exec", tool, grant);
+	}
+	for (size_t i = 0; !msg && i < sizeof(tmps) / sizeof(*tmps); i++) {
+		if (!path_is_under(real, tmps[i]))
+			continue;
+		msg =
+		    xasprintf("'%s' lies under %s, which the sandbox denies: its wrapper will not "
+		              "run it",
+		              real, tmps[i]);
+		hint = xasprintf("install it outside %s (e.g. /usr/local/bin) and wrap it there",
+		                 tmps[i]);
+	}
+	if (msg) {
+		warning_print("moat", msg);
+		fprintf(stderr, "hint: %s\n", hint);
+	}
+}
+
 static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 {
 	if (check_env_args(a, err) < 0)
@@ -361,6 +424,8 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 	printf("%s\n", shell);
 	for (int i = 0; i < a->nbins; i++)
 		printf("  %-20s %s\n", path_basename(reals[i]), reals[i]);
+	for (int i = 0; i < a->nbins; i++)
+		warn_if_unrunnable(reals[i]);
 	return 0;
 }
 

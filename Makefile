@@ -4,6 +4,11 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# Where moat looks for its default flake: <bindir>/../share/moat.
+SHAREDIR := $(PREFIX)/share/moat
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR ?=
 
 CC ?= cc
@@ -152,19 +157,31 @@ demo: all
 bench: all
 	@bench/run $(B)
 
+# What install puts down; uninstall removes exactly these (and the
+# directories of share/moat, when they are left empty).
+NIX_FILES := nix/moat.nix nix/shells.nix nix/wrap.nix
+INSTALLED := $(BINDIR)/moat $(BINDIR)/moat-wrapper $(MANDIR)/man1/moat.1 \
+	$(SHAREDIR)/flake.nix $(SHAREDIR)/flake.lock $(addprefix $(SHAREDIR)/,$(NIX_FILES)) $(SHAREDIR)/nix/installed.nix \
+	$(BASHCOMPDIR)/moat $(ZSHCOMPDIR)/_moat $(FISHCOMPDIR)/moat.fish
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(B)/moat $(B)/moat-wrapper $(DESTDIR)$(BINDIR)/
 	install -m 0644 docs/moat.1 $(DESTDIR)$(MANDIR)/man1/
-	# moat's default flake (MOAT_FLAKE unset): $(PREFIX)/share/moat/flake.nix,
+	# moat's default flake (MOAT_FLAKE unset): $(SHAREDIR)/flake.nix,
 	# whose shells link to the moat-wrapper installed above.
-	install -d $(DESTDIR)$(PREFIX)/share/moat/nix
-	install -m 0644 flake.nix flake.lock $(DESTDIR)$(PREFIX)/share/moat/
-	install -m 0644 nix/moat.nix nix/shells.nix nix/wrap.nix $(DESTDIR)$(PREFIX)/share/moat/nix/
-	printf '{ wrapper = "%s"; }\n' "$(BINDIR)/moat-wrapper" >$(DESTDIR)$(PREFIX)/share/moat/nix/installed.nix
+	install -d $(DESTDIR)$(SHAREDIR)/nix
+	install -m 0644 flake.nix flake.lock $(DESTDIR)$(SHAREDIR)/
+	install -m 0644 $(NIX_FILES) $(DESTDIR)$(SHAREDIR)/nix/
+	printf '{ wrapper = "%s"; }\n' "$(BINDIR)/moat-wrapper" >$(DESTDIR)$(SHAREDIR)/nix/installed.nix
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0644 completions/moat.bash $(DESTDIR)$(BASHCOMPDIR)/moat
+	install -m 0644 completions/_moat $(DESTDIR)$(ZSHCOMPDIR)/_moat
+	install -m 0644 completions/moat.fish $(DESTDIR)$(FISHCOMPDIR)/moat.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/moat $(DESTDIR)$(BINDIR)/moat-wrapper $(DESTDIR)$(MANDIR)/man1/moat.1
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(SHAREDIR)/nix $(DESTDIR)$(SHAREDIR) 2>/dev/null
 
 # The Darwin cross-build: moat, moat-wrapper and the unit tests compiled and
 # linked for macOS on arm64 and x86_64 with `zig cc`, warnings as errors,

@@ -4,52 +4,129 @@
 #define MOAT_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "base/util.h"
 
 #define MOAT_VERSION "0.1.0"
 
 struct global_opts {
-	bool verbose;
+	bool verbose; /* -v: say how shells, config and paths were resolved */
+	bool quiet;   /* -q: no informational lines, only errors and warnings */
 };
 
+/* Every option any command takes; a command's table says which are its. */
+enum cli_opt {
+	OPT_VERBOSE,
+	OPT_QUIET,
+	OPT_HELP,
+	OPT_VERSION,
+	OPT_TRACE,
+	OPT_FORMAT,
+	OPT_ENV,
+	OPT_WRITE,
+	OPT_EXEC,
+	OPT_REMOVE,
+	OPT_ALL,
+	OPT_JSON,
+	OPT__COUNT,
+};
+
+/* One option as the parser, --help, the man page test and the completions
+ * see it. */
+struct cli_option {
+	enum cli_opt id;
+	char short_name;            /* 0: long form only */
+	const char *long_name;      /* NULL ends a table */
+	const char *arg;            /* NULL: a flag; else the value's name ("FORMAT") */
+	const char *help;           /* one line for --help */
+	const char *const *choices; /* NULL or the values it accepts, NULL-terminated */
+	bool repeat;                /* may be given more than once; every value kept */
+	bool value_optional; /* --name alone is "", --name=VALUE gives one (never the next word) */
+};
+
+/* What the parser made of a command's arguments. Options may come before,
+ * between or after operands; "--" ends them, and what follows it is operands
+ * even when it starts with '-'. */
+struct cli_args {
+	char **operands; /* in order; points into argv */
+	int noperands;
+	int dashdash; /* index in operands where "--" stood, or -1 */
+	int given[OPT__COUNT];
+	const char *value[OPT__COUNT];   /* the last value given */
+	const char **values[OPT__COUNT]; /* every value, for repeatable options */
+};
+
+/* How a command's operands are completed, one word per position, the last
+ * one repeating when it ends in '*': shell, dir, file, bin, command,
+ * grant-bin, grant-path, moat-command, or '-' for nothing to offer. */
 struct command {
 	const char *name;
-	int (*run)(int argc, char **argv, const struct global_opts *g);
-	const char *usage; /* first line of -h: "moat run [SHELL...] -- CMD [ARG...]" */
-	const char *summary;
+	int (*run)(const struct cli_args *a, const struct global_opts *g);
+	const char *usage;                /* synopsis lines, "\n" between them */
+	const char *summary;              /* one line, lowercase, no final stop */
+	const struct cli_option *options; /* the command's own; NULL or ended by long_name NULL */
+	const char *example;
+	const char *operands; /* for completion; see above */
+	const char *removing; /* with -r: the command whose operands apply */
+	bool hidden;          /* not listed (the completion helper) */
 };
 
 extern const struct command commands[];
+/* moat itself: its options before a command name (--version, and the
+ * global ones). */
+extern const struct command moat_command;
+
+/* moat's options, accepted before the command name and after it. */
+extern const struct cli_option global_options[];
 
 /* Print "moat: <err>" (+ hints) and return status (err->status wins). */
 int cli_fail(const struct error *err, int status);
-/* Print usage for cmd to stderr and return EXIT_USAGE. */
+/* Print "moat CMD: <msg>" and the usage to stderr and return EXIT_USAGE. */
 int cli_usage_error(const struct command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const struct command *cli_command(const char *name);
-/* True when argv[1] asks for help; prints the command's help to stdout. */
-bool cli_wants_help(int argc, char **argv, const struct command *cmd);
+/* A command's full help: usage, summary, every option, an example. */
+void cli_print_command_help(FILE *out, const struct command *cmd);
 /* Flush stdout and report a write error (e.g. a closed pipe) as failure. */
 int cli_finish(int status);
 void cli_verbose(const struct global_opts *g, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* An informational line on stderr ("moat: granted ..."); -q silences it. */
+void cli_info(const struct global_opts *g, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-int cmd_run(int argc, char **argv, const struct global_opts *g);
-int cmd_shell(int argc, char **argv, const struct global_opts *g);
-int cmd_profile(int argc, char **argv, const struct global_opts *g);
-int cmd_wrap(int argc, char **argv, const struct global_opts *g);
-int cmd_allow(int argc, char **argv, const struct global_opts *g);
-int cmd_unallow(int argc, char **argv, const struct global_opts *g);
-int cmd_link(int argc, char **argv, const struct global_opts *g);
-int cmd_unlink(int argc, char **argv, const struct global_opts *g);
-int cmd_detect(int argc, char **argv, const struct global_opts *g);
-int cmd_check(int argc, char **argv, const struct global_opts *g);
-int cmd_update(int argc, char **argv, const struct global_opts *g);
-int cmd_pins(int argc, char **argv, const struct global_opts *g);
-int cmd_unpin(int argc, char **argv, const struct global_opts *g);
-int cmd_approvals(int argc, char **argv, const struct global_opts *g);
-int cmd_unapprove(int argc, char **argv, const struct global_opts *g);
+/* The options a command accepts: its own, then the global ones. Returns
+ * the option at index i, or NULL past the end. */
+const struct cli_option *cli_option_at(const struct command *cmd, size_t i);
+
+/* Parse argv[1..argc) for cmd into a (freed with cli_args_free). Returns 0,
+ * 1 when --help or --version was given (for the caller to print), or
+ * EXIT_USAGE after printing the usage error. With first_operand, stop at the
+ * first operand (after a "--") and store its index there: how moat's own
+ * options before the command name are read. */
+int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_args *a,
+              struct global_opts *g, int *first_operand);
+void cli_args_free(struct cli_args *a);
+
+int cmd_run(const struct cli_args *a, const struct global_opts *g);
+int cmd_shell(const struct cli_args *a, const struct global_opts *g);
+int cmd_profile(const struct cli_args *a, const struct global_opts *g);
+int cmd_wrap(const struct cli_args *a, const struct global_opts *g);
+int cmd_allow(const struct cli_args *a, const struct global_opts *g);
+int cmd_unallow(const struct cli_args *a, const struct global_opts *g);
+int cmd_link(const struct cli_args *a, const struct global_opts *g);
+int cmd_unlink(const struct cli_args *a, const struct global_opts *g);
+int cmd_detect(const struct cli_args *a, const struct global_opts *g);
+int cmd_check(const struct cli_args *a, const struct global_opts *g);
+int cmd_update(const struct cli_args *a, const struct global_opts *g);
+int cmd_pins(const struct cli_args *a, const struct global_opts *g);
+int cmd_unpin(const struct cli_args *a, const struct global_opts *g);
+int cmd_approvals(const struct cli_args *a, const struct global_opts *g);
+int cmd_unapprove(const struct cli_args *a, const struct global_opts *g);
+int cmd_help(const struct cli_args *a, const struct global_opts *g);
+int cmd_version(const struct cli_args *a, const struct global_opts *g);
+int cmd_complete(const struct cli_args *a, const struct global_opts *g);
 
 struct launch;
 /* Print what planning a launch found: warnings always, the informational

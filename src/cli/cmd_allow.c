@@ -64,7 +64,7 @@ static int edit_unallow(const char *buf, size_t len, const char *file, const cha
 	return config_edit_unallow(buf, len, file, home, g->bin, g->stored, out, err);
 }
 
-static int list_grants(const char *home)
+static int list_grants(const char *home, const struct global_opts *g)
 {
 	struct error err = {0};
 	struct config cfg;
@@ -81,62 +81,26 @@ static int list_grants(const char *home)
 			printf("%s\n", r->ndirs ? ")" : "");
 		}
 	}
+	if (!cfg.nallow) {
+		cleanup_free char *file = settings_path(home);
+		cli_info(g, "no grants in %s", file);
+	}
 	config_free(&cfg);
 	return 0;
 }
 
-int cmd_allow(int argc, char **argv, const struct global_opts *g)
+/* moat unallow BIN PATH, or moat allow -r BIN PATH (self says which). */
+static int unallow(const struct command *self, const struct cli_args *a,
+                   const struct global_opts *g)
 {
-	(void)g;
-	const struct command *self = cli_command("allow");
-	struct grant_args ga = {0};
-	const char *pos[2] = {NULL, NULL};
-	int npos = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--write") == 0)
-			ga.write = true;
-		else if (strcmp(argv[i], "--exec") == 0)
-			ga.exec = true;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error(self, "unknown option '%s'", argv[i]);
-		else if (npos < 2)
-			pos[npos++] = argv[i];
-		else
-			return cli_usage_error(self, "too many arguments");
-	}
-	struct error err = {0};
-	cleanup_free char *home = settings_home(&err);
-	if (!home)
-		return cli_fail(&err, 1);
-	if (npos == 0 && !ga.write && !ga.exec)
-		return list_grants(home);
-	if (npos != 2)
-		return cli_usage_error(self, "want BIN and PATH");
-	if (parse_grant(pos[0], pos[1], home, &ga, &err) < 0)
-		return cli_fail(&err, 1);
-	int rc = settings_edit(home, edit_allow, &ga, &err);
-	if (rc >= 0)
-		fprintf(stderr, "moat: %s %s %s access to %s\n",
-		        rc ? "granted" : "already granted:", ga.bin,
-		        ga.write ? (ga.exec ? "read/write/exec" : "read/write")
-		                 : (ga.exec ? "read/exec" : "read"),
-		        ga.stored);
-	free(ga.stored);
-	return rc < 0 ? cli_fail(&err, 1) : 0;
-}
-
-int cmd_unallow(int argc, char **argv, const struct global_opts *g)
-{
-	(void)g;
-	const struct command *self = cli_command("unallow");
-	if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-')
+	if (a->noperands != 2)
 		return cli_usage_error(self, "want BIN and PATH");
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
 		return cli_fail(&err, 1);
 	struct grant_args ga = {0};
-	if (parse_grant(argv[1], argv[2], home, &ga, &err) < 0)
+	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0)
 		return cli_fail(&err, 1);
 	int rc = settings_edit(home, edit_unallow, &ga, &err);
 	if (rc == 0) {
@@ -144,8 +108,48 @@ int cmd_unallow(int argc, char **argv, const struct global_opts *g)
 		error_hint(&err,
 		           "rules limited by .dirs are left alone; see 'moat allow' for the list");
 	} else if (rc == 1) {
-		fprintf(stderr, "moat: removed %s's grant of %s\n", ga.bin, ga.stored);
+		cli_info(g, "removed %s's grant of %s", ga.bin, ga.stored);
 	}
 	free(ga.stored);
 	return rc == 1 ? 0 : cli_fail(&err, 1);
+}
+
+static const char *level_name(const struct grant_args *ga)
+{
+	return ga->write ? (ga->exec ? "read/write/exec" : "read/write")
+	                 : (ga->exec ? "read/exec" : "read");
+}
+
+int cmd_allow(const struct cli_args *a, const struct global_opts *g)
+{
+	const struct command *self = cli_command("allow");
+	struct grant_args ga = {.write = a->given[OPT_WRITE], .exec = a->given[OPT_EXEC]};
+	if (a->given[OPT_REMOVE] && (ga.write || ga.exec))
+		return cli_usage_error(self, "-r removes a grant whatever its level: drop --%s",
+		                       ga.write ? "write" : "exec");
+	if (a->given[OPT_REMOVE])
+		return unallow(self, a, g);
+	if (a->noperands > 2)
+		return cli_usage_error(self, "too many arguments");
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	if (a->noperands == 0 && !ga.write && !ga.exec)
+		return list_grants(home, g);
+	if (a->noperands != 2)
+		return cli_usage_error(self, "want BIN and PATH");
+	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0)
+		return cli_fail(&err, 1);
+	int rc = settings_edit(home, edit_allow, &ga, &err);
+	if (rc >= 0)
+		cli_info(g, "%s %s %s access to %s", rc ? "granted" : "already granted:", ga.bin,
+		         level_name(&ga), ga.stored);
+	free(ga.stored);
+	return rc < 0 ? cli_fail(&err, 1) : 0;
+}
+
+int cmd_unallow(const struct cli_args *a, const struct global_opts *g)
+{
+	return unallow(cli_command("unallow"), a, g);
 }

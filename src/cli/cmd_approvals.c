@@ -34,31 +34,6 @@ static void print_approval(const struct approval *a)
 	}
 }
 
-int cmd_approvals(int argc, char **argv, const struct global_opts *g)
-{
-	(void)g;
-	if (argc > 1)
-		return cli_usage_error(cli_command("approvals"), "unexpected argument '%s'",
-		                       argv[1]);
-	struct error err = {0};
-	cleanup_free char *home = settings_home(&err);
-	if (!home)
-		return cli_fail(&err, 1);
-	struct approval_store st;
-	struct strbuf warn = STRBUF_INIT;
-	if (approvals_load(home, &st, &warn, &err) < 0)
-		return cli_fail(&err, 1);
-	if (warn.len)
-		warning_print("moat", warn.buf);
-	sb_release(&warn);
-	for (size_t i = 0; i < st.n; i++)
-		print_approval(&st.approvals[i]);
-	if (!st.n)
-		fprintf(stderr, "moat: no approvals remembered\n");
-	approvals_free(&st);
-	return 0;
-}
-
 struct forget {
 	const char *root; /* NULL: all */
 	size_t dropped;
@@ -71,22 +46,14 @@ static int forget(struct approval_store *st, void *arg)
 	return f->dropped ? 1 : 0;
 }
 
-int cmd_unapprove(int argc, char **argv, const struct global_opts *g)
+/* moat unapprove [DIR | --all], or moat approvals -r [DIR | --all]. */
+static int unapprove(const struct command *self, const struct cli_args *a,
+                     const struct global_opts *g)
 {
-	(void)g;
-	const struct command *self = cli_command("unapprove");
-	bool all = false;
-	const char *dir = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--all") == 0)
-			all = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(self, "unknown option '%s'", argv[i]);
-		else if (!dir)
-			dir = argv[i];
-		else
-			return cli_usage_error(self, "too many arguments");
-	}
+	bool all = a->given[OPT_ALL];
+	if (a->noperands > 1)
+		return cli_usage_error(self, "too many arguments");
+	const char *dir = a->noperands ? a->operands[0] : NULL;
 	if (all && dir)
 		return cli_usage_error(self, "give DIR or --all, not both");
 	struct error err = {0};
@@ -105,7 +72,45 @@ int cmd_unapprove(int argc, char **argv, const struct global_opts *g)
 	if (approvals_update(home, forget, &f, &err) < 0)
 		return cli_fail(&err, 1);
 	cleanup_free char *shown = root ? visible_dup(root) : NULL;
-	fprintf(stderr, "moat: forgot %zu approval(s)%s%s\n", f.dropped, root ? " for " : "",
-	        root ? shown : "");
+	if (!f.dropped) {
+		error_set(&err, "no approvals for %s", root ? root : "any project");
+		error_hint(&err, "'moat approvals' lists the projects that have some");
+		return cli_fail(&err, 1);
+	}
+	cli_info(g, "forgot %zu approval(s)%s%s", f.dropped, root ? " for " : "",
+	         root ? shown : "");
 	return 0;
+}
+
+int cmd_approvals(const struct cli_args *a, const struct global_opts *g)
+{
+	const struct command *self = cli_command("approvals");
+	if (a->given[OPT_REMOVE])
+		return unapprove(self, a, g);
+	if (a->given[OPT_ALL])
+		return cli_usage_error(self, "--all goes with -r");
+	if (a->noperands)
+		return cli_usage_error(self, "unexpected argument '%s'", a->operands[0]);
+	struct error err = {0};
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	struct approval_store st;
+	struct strbuf warn = STRBUF_INIT;
+	if (approvals_load(home, &st, &warn, &err) < 0)
+		return cli_fail(&err, 1);
+	if (warn.len)
+		warning_print("moat", warn.buf);
+	sb_release(&warn);
+	for (size_t i = 0; i < st.n; i++)
+		print_approval(&st.approvals[i]);
+	if (!st.n)
+		cli_info(g, "no approvals remembered");
+	approvals_free(&st);
+	return 0;
+}
+
+int cmd_unapprove(const struct cli_args *a, const struct global_opts *g)
+{
+	return unapprove(cli_command("unapprove"), a, g);
 }

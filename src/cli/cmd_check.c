@@ -1,7 +1,8 @@
 /* moat check: validate config.zon with the same code the commands use, and
  * say what would not work: refused paths, missing linked directories,
  * shells that cannot be resolved, grants and shells through a link planted
- * where sandboxed code can write, rules made redundant by broader ones. */
+ * where sandboxed code can write. Rules made redundant by broader ones are
+ * noted but are not problems: the config works as written. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,7 @@ struct checker {
 	size_t nareas;
 	const struct global_opts *g;
 	int issues;
+	int notes;
 };
 
 static void finding(struct checker *c, int line, int col, const char *fmt, ...)
@@ -40,18 +42,46 @@ static void finding(struct checker *c, int line, int col, const char *fmt, ...)
 	c->issues++;
 }
 
+static void note(struct checker *c, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void note(struct checker *c, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	printf("%s:%d:%d: note: ", c->file, line, col);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	c->notes++;
+}
+
 static unsigned rule_access(const struct config_allow *r)
 {
 	return ACCESS_READ | (r->write ? ACCESS_WRITE : 0) | (r->exec ? ACCESS_EXEC : 0);
 }
 
-static bool same_dirs(const struct config_allow *a, const struct config_allow *b)
+/* Does every project a applies to get b too? b without .dirs applies
+ * everywhere; otherwise each of a's directories must lie under one of b's
+ * (a rule for ~/work covers the same rule for ~/work/app). */
+static bool dirs_cover(const struct config_allow *b, const struct config_allow *a, const char *home)
 {
-	if (a->ndirs != b->ndirs)
+	if (!b->ndirs)
+		return true;
+	if (!a->ndirs)
 		return false;
-	for (size_t i = 0; i < a->ndirs; i++)
-		if (strcmp(a->dirs[i], b->dirs[i]) != 0)
+	for (size_t i = 0; i < a->ndirs; i++) {
+		cleanup_free char *ae = path_expand_tilde(a->dirs[i], home);
+		cleanup_free char *an = path_normalize(ae);
+		bool under = false;
+		for (size_t j = 0; j < b->ndirs && !under; j++) {
+			cleanup_free char *be = path_expand_tilde(b->dirs[j], home);
+			cleanup_free char *bn = path_normalize(be);
+			under = path_is_under(an, bn);
+		}
+		if (!under)
 			return false;
+	}
 	return true;
 }
 
@@ -61,7 +91,7 @@ static bool covers(const struct config_allow *b, const char *q, const struct con
 {
 	if (strcmp(b->bin, "*") != 0 && strcmp(b->bin, a->bin) != 0)
 		return false;
-	if (b->ndirs && !same_dirs(a, b))
+	if (!dirs_cover(b, a, home))
 		return false;
 	if ((rule_access(a) & ~rule_access(b)) != 0)
 		return false;
@@ -107,10 +137,11 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 			/* Of two identical grants, report only the later one. */
 			if (covers(b, b->paths[pj], r, p, c->home) &&
 			    (!mutual || rj < ri || (rj == ri && pj < pi))) {
-				finding(c, r->line, r->col,
-				        "grant of '%s' to %s is redundant: line %d grants "
-				        "'%s' to %s already",
-				        p, r->bin, b->line, b->paths[pj], b->bin);
+				note(c, r->line, r->col,
+				     "grant of '%s' to %s is redundant: line %d grants '%s' to %s "
+				     "already%s",
+				     p, r->bin, b->line, b->paths[pj], b->bin,
+				     b->ndirs ? " (its .dirs cover this rule's)" : "");
 				return;
 			}
 		}
@@ -201,16 +232,17 @@ static void check_flake(struct checker *c)
 	}
 }
 
-int cmd_check(int argc, char **argv, const struct global_opts *g)
+int cmd_check(const struct cli_args *a, const struct global_opts *g)
 {
-	if (argc > 1)
-		return cli_usage_error(cli_command("check"), "unexpected argument '%s'", argv[1]);
+	if (a->noperands)
+		return cli_usage_error(cli_command("check"), "unexpected argument '%s'",
+		                       a->operands[0]);
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
 		return cli_fail(&err, 1);
 	cleanup_free char *file = settings_path(home);
-	cli_verbose(g, "config %s%s", file, fs_exists(file) ? "" : " (missing: an empty config)");
+	printf("checking %s%s\n", file, fs_exists(file) ? "" : " (missing: an empty config)");
 	struct checker c = {.file = file, .home = home, .g = g};
 	cli_nix_setup(g, true);
 	check_nix(&c);
@@ -230,6 +262,8 @@ int cmd_check(int argc, char **argv, const struct global_opts *g)
 	}
 	if (c.issues)
 		printf("%d issue(s) found\n", c.issues);
+	else if (c.notes)
+		printf("all ok (%d note(s) above)\n", c.notes);
 	else
 		printf("all ok\n");
 	return c.issues ? 1 : 0;

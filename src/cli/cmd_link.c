@@ -42,7 +42,7 @@ static int edit_unlink(const char *buf, size_t len, const char *file, const char
 	return config_edit_unlink(buf, len, file, home, a->dir, out, err);
 }
 
-static int list_links(const char *home)
+static int list_links(const char *home, const struct global_opts *g)
 {
 	struct error err = {0};
 	struct config cfg;
@@ -54,60 +54,68 @@ static int list_links(const char *home)
 			printf(" %s", cfg.links[i].shells[j]);
 		printf("\n");
 	}
+	if (!cfg.nlinks) {
+		cleanup_free char *file = settings_path(home);
+		cli_info(g, "no links in %s", file);
+	}
 	config_free(&cfg);
 	return 0;
 }
 
-int cmd_link(int argc, char **argv, const struct global_opts *g)
+/* moat unlink DIR, or moat link -r DIR (self says which). A directory with
+ * no link is what the user asked for already: not an error. */
+static int unlink_dir(const struct command *self, const struct cli_args *a,
+                      const struct global_opts *g)
 {
-	(void)g;
-	const struct command *self = cli_command("link");
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return cli_usage_error(self, "unknown option '%s'", argv[i]);
+	if (a->noperands != 1)
+		return cli_usage_error(self, "want DIR");
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
 		return cli_fail(&err, 1);
-	if (argc == 1)
-		return list_links(home);
-	if (argc < 3)
-		return cli_usage_error(self, "name at least one shell for %s", argv[1]);
-	for (int i = 2; i < argc; i++) {
-		const char *why = strchr(argv[i], '/') ? NULL : tool_name_refusal(argv[i]);
-		if (why)
-			return cli_usage_error(self, "bad shell name '%s': %s", argv[i], why);
-	}
-	struct link_args a = {link_dir(argv[1], &err), (const char *const *)argv + 2,
-	                      (size_t)argc - 2};
-	if (!a.dir)
+	struct link_args la = {link_dir(a->operands[0], &err), NULL, 0};
+	if (!la.dir)
 		return cli_fail(&err, 1);
-	int rc = settings_edit(home, edit_link, &a, &err);
+	int rc = settings_edit(home, edit_unlink, &la, &err);
 	if (rc >= 0)
-		fprintf(stderr, "moat: %s %s\n", rc ? "linked" : "already linked:", a.dir);
-	free(a.dir);
+		cli_info(g, "%s %s", rc ? "unlinked" : "no link to remove for", la.dir);
+	free(la.dir);
 	return rc < 0 ? cli_fail(&err, 1) : 0;
 }
 
-int cmd_unlink(int argc, char **argv, const struct global_opts *g)
+int cmd_link(const struct cli_args *a, const struct global_opts *g)
 {
-	(void)g;
-	if (argc != 2 || argv[1][0] == '-')
-		return cli_usage_error(cli_command("unlink"), "want DIR");
+	const struct command *self = cli_command("link");
+	if (a->given[OPT_REMOVE])
+		return unlink_dir(self, a, g);
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
 		return cli_fail(&err, 1);
-	struct link_args a = {link_dir(argv[1], &err), NULL, 0};
-	if (!a.dir)
+	if (a->noperands == 0)
+		return list_links(home, g);
+	if (a->noperands < 2)
+		return cli_usage_error(self, "name at least one shell for %s", a->operands[0]);
+	for (int i = 1; i < a->noperands; i++) {
+		const char *name = a->operands[i];
+		const char *why = strchr(name, '/') ? NULL : tool_name_refusal(name);
+		if (why)
+			return cli_usage_error(self, "bad shell name '%s': %s", name, why);
+	}
+	struct link_args la = {link_dir(a->operands[0], &err), (const char *const *)a->operands + 1,
+	                       (size_t)a->noperands - 1};
+	if (!la.dir)
 		return cli_fail(&err, 1);
-	int rc = settings_edit(home, edit_unlink, &a, &err);
-	if (rc == 0)
-		error_set(&err, "'%s' is not linked", a.dir);
-	else if (rc == 1)
-		fprintf(stderr, "moat: unlinked %s\n", a.dir);
-	free(a.dir);
-	return rc == 1 ? 0 : cli_fail(&err, 1);
+	int rc = settings_edit(home, edit_link, &la, &err);
+	if (rc >= 0)
+		cli_info(g, "%s %s", rc ? "linked" : "already linked:", la.dir);
+	free(la.dir);
+	return rc < 0 ? cli_fail(&err, 1) : 0;
+}
+
+int cmd_unlink(const struct cli_args *a, const struct global_opts *g)
+{
+	return unlink_dir(cli_command("unlink"), a, g);
 }
 
 static bool marker_exists(const char *dir, const char *marker, void *unused)
@@ -117,19 +125,20 @@ static bool marker_exists(const char *dir, const char *marker, void *unused)
 	return fs_exists(p);
 }
 
-int cmd_detect(int argc, char **argv, const struct global_opts *g)
+int cmd_detect(const struct cli_args *a, const struct global_opts *g)
 {
 	(void)g;
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+	if (a->noperands > 1)
 		return cli_usage_error(cli_command("detect"), "want at most one DIR");
 	struct error err = {0};
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
 		return cli_fail(&err, 1);
-	cleanup_free char *dir = argc == 2 ? realpath(argv[1], NULL) : fs_cwd(&err);
+	const char *named = a->noperands ? a->operands[0] : NULL;
+	cleanup_free char *dir = named ? realpath(named, NULL) : fs_cwd(&err);
 	if (!dir) {
-		if (argc == 2)
-			error_set(&err, "cannot use '%s': no such directory", argv[1]);
+		if (named)
+			error_set(&err, "cannot use '%s': no such directory", named);
 		return cli_fail(&err, 1);
 	}
 	struct config cfg;

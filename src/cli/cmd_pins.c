@@ -26,10 +26,11 @@ static void print_pin(const struct nix_pin_info *p, const struct global_opts *g)
 		printf("  package: a plain package, its bin/ wrapped by moat\n");
 }
 
-int cmd_pins(int argc, char **argv, const struct global_opts *g)
+int cmd_pins(const struct cli_args *a, const struct global_opts *g)
 {
-	if (argc > 1)
-		return cli_usage_error(cli_command("pins"), "unexpected argument '%s'", argv[1]);
+	if (a->noperands)
+		return cli_usage_error(cli_command("pins"), "unexpected argument '%s'",
+		                       a->operands[0]);
 	struct nix_pin_info *v;
 	size_t n;
 	struct error err = {0};
@@ -43,35 +44,19 @@ int cmd_pins(int argc, char **argv, const struct global_opts *g)
 	return 0;
 }
 
-int cmd_unpin(int argc, char **argv, const struct global_opts *g)
+int cmd_unpin(const struct cli_args *a, const struct global_opts *g)
 {
-	(void)g;
-	const struct command *self = cli_command("unpin");
-	bool all = false;
-	int first = 1;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--all") == 0)
-			all = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(self, "unknown option '%s'", argv[i]);
-	}
-	int nnames = argc - 1 - (all ? 1 : 0);
-	if (all == (nnames > 0))
-		return cli_usage_error(self, all ? "give NAME... or --all, not both"
-		                                 : "give the pins to drop, or --all");
-	const char **names = NULL;
-	size_t k = 0;
-	if (!all) {
-		names = xcalloc((size_t)nnames, sizeof(char *));
-		for (int i = first; i < argc; i++)
-			names[k++] = argv[i];
-	}
+	bool all = a->given[OPT_ALL];
+	if (all == (a->noperands > 0))
+		return cli_usage_error(cli_command("unpin"),
+		                       all ? "give NAME... or --all, not both"
+		                           : "give the pins to drop, or --all");
 	size_t dropped;
 	struct error err = {0};
-	int rc = nix_unpin(names, k, &dropped, &err);
-	free(names);
+	int rc = nix_unpin(all ? NULL : (const char *const *)a->operands, (size_t)a->noperands,
+	                   &dropped, &err);
 	if (dropped || rc == 0)
-		fprintf(stderr, "moat: dropped %zu pin%s\n", dropped, dropped == 1 ? "" : "s");
+		cli_info(g, "dropped %zu pin%s", dropped, dropped == 1 ? "" : "s");
 	if (rc < 0)
 		return cli_fail(&err, 1);
 	return 0;

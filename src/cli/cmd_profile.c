@@ -50,26 +50,17 @@ static int print_sbpl(const struct launch *s, struct error *err)
 	return rc;
 }
 
-int cmd_profile(int argc, char **argv, const struct global_opts *g)
+int cmd_profile(const struct cli_args *a, const struct global_opts *g)
 {
-	const struct command *self = cli_command("profile");
-	const char *format = "rules";
-	int first = 1;
-	for (; first < argc && argv[first][0] == '-'; first++) {
-		if (strncmp(argv[first], "--format=", 9) == 0)
-			format = argv[first] + 9;
-		else if (strcmp(argv[first], "--json") == 0)
-			format = "json";
-		else
-			return cli_usage_error(self, "unknown option '%s'", argv[first]);
-	}
-	if (strcmp(format, "rules") != 0 && strcmp(format, "sbpl") != 0 &&
-	    strcmp(format, "json") != 0)
-		return cli_usage_error(self, "unknown format '%s' (want rules, json or sbpl)",
-		                       format);
+	const char *format = a->given[OPT_JSON]     ? "json"
+	                     : a->value[OPT_FORMAT] ? a->value[OPT_FORMAT]
+	                                            : "rules";
+	if (a->given[OPT_JSON] && a->value[OPT_FORMAT] && strcmp(a->value[OPT_FORMAT], "json") != 0)
+		return cli_usage_error(cli_command("profile"), "--json and --format=%s disagree",
+		                       a->value[OPT_FORMAT]);
 	struct error err = {0};
 	struct launch s;
-	int rc = launch_plan_session(&s, argv + first, (size_t)(argc - first), &err);
+	int rc = launch_plan_session(&s, a->operands, (size_t)a->noperands, &err);
 	if (rc == 0) {
 		cli_print_plan(&s, g);
 		rc = strcmp(format, "sbpl") == 0

@@ -96,36 +96,25 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	return status;
 }
 
-int cmd_run(int argc, char **argv, const struct global_opts *g)
+int cmd_run(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("run");
-	bool trace = false;
-	const char *json = NULL;
-	int dashes = 0, nshells = 0;
-	for (int i = 1; i < argc && !dashes; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			dashes = i;
-		else if (strcmp(argv[i], "--trace") == 0)
-			trace = true;
-		else if (strcmp(argv[i], "--json") == 0 || strncmp(argv[i], "--json=", 7) == 0)
-			json = argv[i][6] ? argv[i] + 7 : "";
-		else if (argv[i][0] == '-')
-			return cli_usage_error(self, "unknown option '%s'", argv[i]);
-		else
-			argv[1 + nshells++] = argv[i]; /* shells, --trace left out */
-	}
-	if (!dashes)
+	bool trace = a->given[OPT_TRACE];
+	const char *json = a->value[OPT_JSON];
+	if (a->dashdash < 0)
 		return cli_usage_error(self, "missing '--' before the command");
-	if (dashes == argc - 1)
+	if (a->dashdash == a->noperands)
 		return cli_usage_error(self, "no command after '--'");
 	if (json && !trace)
 		return cli_usage_error(self, "--json is an option of --trace");
+	/* Shell names before "--", the command after it. */
+	size_t nshells = (size_t)a->dashdash;
+	char **cmd = a->operands + a->dashdash;
 
 	struct error err = {0};
 	struct launch l;
-	char **cmd = argv + dashes + 1;
 	int status = EXIT_MOAT_FAILED;
-	if (launch_plan_session(&l, argv + 1, (size_t)nshells, &err) == 0) {
+	if (launch_plan_session(&l, a->operands, nshells, &err) == 0) {
 		cli_print_plan(&l, g);
 		if (launch_set_command(&l, cmd[0], &err) < 0)
 			status = err.status;

@@ -29,16 +29,12 @@ static void shell_command(const char *shell, char **cmd)
 	cmd[n] = NULL;
 }
 
-int cmd_shell(int argc, char **argv, const struct global_opts *g)
+int cmd_shell(const struct cli_args *a, const struct global_opts *g)
 {
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return cli_usage_error(cli_command("shell"), "unknown option '%s'",
-			                       argv[i]);
 	struct error err = {0};
 	struct launch l;
 	int status = EXIT_MOAT_FAILED;
-	if (launch_plan_session(&l, argv + 1, (size_t)argc - 1, &err) == 0) {
+	if (launch_plan_session(&l, a->operands, (size_t)a->noperands, &err) == 0) {
 		cli_print_plan(&l, g);
 		const char *shell = getenv("SHELL");
 		char *cmd[4];

@@ -39,16 +39,12 @@ static int update_one(const char *name, bool named, const struct global_opts *g)
 	return 0;
 }
 
-int cmd_update(int argc, char **argv, const struct global_opts *g)
+int cmd_update(const struct cli_args *a, const struct global_opts *g)
 {
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return cli_usage_error(cli_command("update"), "unknown option '%s'",
-			                       argv[i]);
 	int status = 0;
-	if (argc > 1) {
-		for (int i = 1; i < argc; i++)
-			if (update_one(argv[i], true, g) != 0)
+	if (a->noperands) {
+		for (int i = 0; i < a->noperands; i++)
+			if (update_one(a->operands[i], true, g) != 0)
 				status = 1;
 		return status;
 	}
@@ -58,7 +54,7 @@ int cmd_update(int argc, char **argv, const struct global_opts *g)
 	if (nix_pinned_names(&names, &n, &err) < 0)
 		return cli_fail(&err, 1);
 	if (n == 0)
-		fprintf(stderr, "moat: no pinned shells: nix shells are pinned when first used\n");
+		cli_info(g, "no pinned shells: nix shells are pinned when first used");
 	for (size_t i = 0; i < n; i++) {
 		fflush(stdout);
 		if (update_one(names[i], false, g) != 0)

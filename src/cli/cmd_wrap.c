@@ -21,9 +21,9 @@
 
 struct wrap_args {
 	const char *name;
-	const char **env; /* KEY=VALUE */
+	const char *const *env; /* KEY=VALUE */
 	int nenv;
-	const char **bins;
+	const char *const *bins;
 	int nbins;
 };
 
@@ -237,7 +237,12 @@ static int update_env(const struct shell_dirs *d, const struct wrap_args *a, str
 	/* Check what we are about to write with the reader the wrapper uses. */
 	struct env_change *env;
 	size_t n;
-	int rc = envfile_parse(text.buf, text.len, path, "${MOAT_ROOT}", &env, &n, err);
+	struct strbuf warn = STRBUF_INIT;
+	int rc = envfile_parse_warn(text.buf, text.len, path, "${MOAT_ROOT}", &env, &n, &warn, err);
+	/* Lines the wrapper skips are not carried over. */
+	if (warn.len)
+		warning_print("moat", sb_str(&warn));
+	sb_release(&warn);
 	if (rc == 0) {
 		/* Later lines win; rewrite without duplicates. */
 		struct strbuf out = STRBUF_INIT;
@@ -256,28 +261,19 @@ static int update_env(const struct shell_dirs *d, const struct wrap_args *a, str
 	return rc;
 }
 
-static int parse_wrap_args(int argc, char **argv, struct wrap_args *a)
+static int parse_wrap_args(const struct cli_args *args, struct wrap_args *a)
 {
 	const struct command *self = cli_command("wrap");
-	a->env = xcalloc((size_t)argc, sizeof(char *));
-	a->bins = xcalloc((size_t)argc, sizeof(char *));
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--env") == 0 || strncmp(argv[i], "--env=", 6) == 0) {
-			const char *kv =
-			    argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
-			if (!kv || !strchr(kv, '='))
-				return cli_usage_error(self, "--env needs KEY=VALUE");
-			a->env[a->nenv++] = kv;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage_error(self, "unknown option '%s'", argv[i]);
-		} else if (!a->name) {
-			a->name = argv[i];
-		} else {
-			a->bins[a->nbins++] = argv[i];
-		}
-	}
-	if (!a->name)
+	a->env = args->values[OPT_ENV];
+	a->nenv = args->given[OPT_ENV];
+	for (int i = 0; i < a->nenv; i++)
+		if (!strchr(a->env[i], '='))
+			return cli_usage_error(self, "--env needs KEY=VALUE, not '%s'", a->env[i]);
+	if (args->noperands == 0)
 		return cli_usage_error(self, "missing the shell NAME");
+	a->name = args->operands[0];
+	a->bins = (const char *const *)args->operands + 1;
+	a->nbins = args->noperands - 1;
 	if (!a->nbins && !a->nenv)
 		return cli_usage_error(self, "name at least one binary to wrap");
 	return 0;
@@ -313,11 +309,83 @@ static int check_env_args(const struct wrap_args *a, struct error *err)
 		sb_addf(&text, "%s\n", a->env[i]);
 	struct env_change *env;
 	size_t n;
-	int rc = envfile_parse(sb_str(&text), text.len, "--env", "${MOAT_ROOT}", &env, &n, err);
+	struct strbuf warn = STRBUF_INIT;
+	int rc = envfile_parse_warn(sb_str(&text), text.len, "--env", "${MOAT_ROOT}", &env, &n,
+	                            &warn, err);
 	if (rc == 0)
 		env_changes_free(env, n);
+	/* What the user typed is not skipped quietly, as a file's line is. */
+	if (rc == 0 && warn.len) {
+		int line = atoi(sb_str(&warn) + strlen("--env:"));
+		rc = error_set(err, "--env '%s': expected KEY=VALUE with KEY a variable name",
+		               a->env[line > 0 && line <= a->nenv ? line - 1 : 0]);
+	}
+	sb_release(&warn);
 	sb_release(&text);
 	return rc;
+}
+
+/* Does an exec grant in config.zon for tool cover path here? */
+static bool exec_granted(const char *tool, const char *path, const char *root, const char *home)
+{
+	struct error ignored = {0};
+	struct config cfg;
+	if (settings_load(home, NULL, &cfg, &ignored) < 0)
+		return false;
+	struct config_grant *grants;
+	size_t n = config_grants(&cfg, tool, root, home, &grants);
+	bool granted = false;
+	for (size_t i = 0; i < n && !granted; i++)
+		granted = grants[i].exec && grants[i].path[0] == '/' &&
+		          path_is_under(path, grants[i].path);
+	config_grants_free(grants, n);
+	config_free(&cfg);
+	return granted;
+}
+
+/* A binary where the sandbox lets nothing run fails through its wrapper
+ * with a refused exec, wherever it is started: say so now. Under the
+ * project (the current directory's root) or an exec grant it runs; under
+ * HOME or a temporary directory it does not. */
+static void warn_if_unrunnable(const char *path)
+{
+	static const char *const tmps[] = {"/tmp", "/var/tmp", "/dev/shm"};
+	const char *tool = path_basename(path);
+	struct error err = {0};
+	/* Landlock judges the file a link leads to. */
+	cleanup_free char *real = realpath(path, NULL);
+	cleanup_free char *home = real ? settings_home(&err) : NULL;
+	cleanup_free char *cwd = home ? fs_cwd(&err) : NULL;
+	if (!cwd)
+		return;
+	const char *root = context_root_or_null(cwd, home);
+	if ((root && path_is_under(real, root)) || exec_granted(tool, real, root, home))
+		return;
+	cleanup_free char *msg = NULL;
+	cleanup_free char *hint = NULL;
+	if (path_is_under(real, home)) {
+		cleanup_free char *dir = path_dirname(real);
+		cleanup_free char *grant =
+		    path_contract_tilde(strcmp(dir, home) == 0 ? real : dir, home);
+		msg = xasprintf("'%s' lies in your home directory, where the sandbox runs nothing "
+		                "outside the project: its wrapper will not run it",
+		                real);
+		hint = xasprintf("grant it: moat allow %s %s --exec", tool, grant);
+	}
+	for (size_t i = 0; !msg && i < sizeof(tmps) / sizeof(*tmps); i++) {
+		if (!path_is_under(real, tmps[i]))
+			continue;
+		msg =
+		    xasprintf("'%s' lies under %s, which the sandbox denies: its wrapper will not "
+		              "run it",
+		              real, tmps[i]);
+		hint = xasprintf("install it outside %s (e.g. /usr/local/bin) and wrap it there",
+		                 tmps[i]);
+	}
+	if (msg) {
+		warning_print("moat", msg);
+		fprintf(stderr, "hint: %s\n", hint);
+	}
 }
 
 static int wrap(const struct wrap_args *a, char **reals, struct error *err)
@@ -353,14 +421,16 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 	printf("%s\n", shell);
 	for (int i = 0; i < a->nbins; i++)
 		printf("  %-20s %s\n", path_basename(reals[i]), reals[i]);
+	for (int i = 0; i < a->nbins; i++)
+		warn_if_unrunnable(reals[i]);
 	return 0;
 }
 
-int cmd_wrap(int argc, char **argv, const struct global_opts *g)
+int cmd_wrap(const struct cli_args *args, const struct global_opts *g)
 {
 	(void)g;
 	struct wrap_args a = {0};
-	int rc = parse_wrap_args(argc, argv, &a);
+	int rc = parse_wrap_args(args, &a);
 	if (rc == 0) {
 		struct error err = {0};
 		char **reals = xcalloc((size_t)a.nbins + 1, sizeof(char *));
@@ -369,7 +439,5 @@ int cmd_wrap(int argc, char **argv, const struct global_opts *g)
 			free(reals[i]);
 		free(reals);
 	}
-	free(a.env);
-	free(a.bins);
 	return rc;
 }

@@ -1,3 +1,6 @@
+/* moat's entry point and its command table. Each command's flags live in its
+ * row, as git's do: the one option parser (options.c), --help, the
+ * completions (cmd_complete.c) and tests/cli/help.sh all read them here. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,47 +9,180 @@
 #include "cli/cli.h"
 #include "launch/launch.h"
 
-/* Help text per command lives in docs/moat.1 too; keep them in step. */
+const struct cli_option global_options[] = {
+    {.id = OPT_VERBOSE,
+     .short_name = 'v',
+     .long_name = "verbose",
+     .help = "say how shells, config and paths were resolved"},
+    {.id = OPT_QUIET,
+     .short_name = 'q',
+     .long_name = "quiet",
+     .help = "print no informational lines, only errors and warnings"},
+    {.id = OPT_HELP, .short_name = 'h', .long_name = "help", .help = "show this help"},
+    {.long_name = NULL},
+};
+
+/* moat itself, for the options before a command name. */
+static const struct cli_option moat_options[] = {
+    {.id = OPT_VERSION, .long_name = "version", .help = "print moat's version"},
+    {.long_name = NULL},
+};
+const struct command moat_command = {"moat",
+                                     NULL,
+                                     "moat [-v | -q] <command> [<args>]",
+                                     "run developer tools in a sandbox",
+                                     moat_options,
+                                     "moat -v run -- make",
+                                     "moat-command",
+                                     NULL,
+                                     true};
+
+static const char *const formats[] = {"rules", "json", "sbpl", NULL};
+
+static const struct cli_option run_options[] = {
+    {.id = OPT_TRACE,
+     .long_name = "trace",
+     .help = "report what the sandbox refused, with a 'moat allow' line for each"},
+    {.id = OPT_JSON,
+     .long_name = "json",
+     .arg = "FILE",
+     .help =
+         "with --trace: the report as JSON, on stderr or (--json=FILE) into FILE (docs/json.md)",
+     .value_optional = true},
+    {.long_name = NULL},
+};
+static const struct cli_option profile_options[] = {
+    {.id = OPT_FORMAT,
+     .long_name = "format",
+     .arg = "FORMAT",
+     .help = "rules (default): one rule per line; json: the same as JSON (docs/json.md); sbpl: the "
+             "macOS "
+             "Seatbelt profile",
+     .choices = formats},
+    {.id = OPT_JSON, .long_name = "json", .help = "the same as --format json"},
+    {.long_name = NULL},
+};
+static const struct cli_option wrap_options[] = {
+    {.id = OPT_ENV,
+     .long_name = "env",
+     .arg = "KEY=VALUE",
+     .help = "add KEY=VALUE to the shell's share/moat/env (repeatable)",
+     .repeat = true},
+    {.long_name = NULL},
+};
+static const struct cli_option allow_options[] = {
+    {.id = OPT_WRITE, .long_name = "write", .help = "grant read/write instead of read"},
+    {.id = OPT_EXEC, .long_name = "exec", .help = "also let BIN run programs from PATH"},
+    {.id = OPT_REMOVE,
+     .short_name = 'r',
+     .long_name = "remove",
+     .help = "remove BIN's grant of PATH instead (as unallow)"},
+    {.long_name = NULL},
+};
+static const struct cli_option link_options[] = {
+    {.id = OPT_REMOVE,
+     .short_name = 'r',
+     .long_name = "remove",
+     .help = "forget DIR's link instead (as unlink)"},
+    {.long_name = NULL},
+};
+static const struct cli_option approvals_options[] = {
+    {.id = OPT_REMOVE,
+     .short_name = 'r',
+     .long_name = "remove",
+     .help = "forget the answers for DIR (default: here) instead (as unapprove)"},
+    {.id = OPT_ALL, .long_name = "all", .help = "with -r: for every project"},
+    {.long_name = NULL},
+};
+static const struct cli_option unpin_options[] = {
+    {.id = OPT_ALL, .long_name = "all", .help = "drop every pin"},
+    {.long_name = NULL},
+};
+static const struct cli_option unapprove_options[] = {
+    {.id = OPT_ALL, .long_name = "all", .help = "forget the answers for every project"},
+    {.long_name = NULL},
+};
+
+/* Help text per command lives in docs/moat.1 and README.md too; keep them
+ * in step (tests/cli/help.sh checks the options). */
 const struct command commands[] = {
     {"run", cmd_run, "moat run [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]",
-     "run one command in the sandbox and exit with its status"},
-    {"shell", cmd_shell, "moat shell [SHELL...]", "start $SHELL in the sandbox"},
+     "run one command in the sandbox and exit with its status", run_options,
+     "moat run --trace -- make test", "shell*", NULL, false},
+    {"shell", cmd_shell, "moat shell [SHELL...]",
+     "start your $SHELL in the sandbox, with the named shells' tools first on PATH", NULL,
+     "moat shell tools", "shell*", NULL, false},
     {"profile", cmd_profile, "moat profile [--json | --format=rules|json|sbpl] [SHELL...]",
-     "print the rules run and shell would apply here"},
+     "print the rules run and shell would apply here", profile_options,
+     "moat profile --format sbpl", "shell*", NULL, false},
     {"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
-     "create or update a local shell from binaries"},
-    {"allow", cmd_allow, "moat allow [BIN PATH [--write] [--exec]]",
-     "grant BIN access to PATH outside the root (no arguments: list grants)"},
-    {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant"},
-    {"link", cmd_link, "moat link [DIR SHELL...]",
-     "use these shells for DIR when none are named (no arguments: list links)"},
-    {"unlink", cmd_unlink, "moat unlink DIR", "forget DIR's link"},
-    {"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR"},
-    {"check", cmd_check, "moat check", "validate config.zon, its paths and its shells"},
+     "create or update a local shell (a set of wrapped tools) from binaries", wrap_options,
+     "moat wrap cc gcc make", "shell bin*", NULL, false},
+    {"allow", cmd_allow, "moat allow [BIN PATH [--write] [--exec]]\nmoat allow -r BIN PATH",
+     "grant BIN access to PATH outside the root (no arguments: list grants)", allow_options,
+     "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
+    {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,
+     "moat unallow cargo ~/.cargo", "grant-bin grant-path", NULL, false},
+    {"link", cmd_link, "moat link [DIR SHELL...]\nmoat link -r DIR",
+     "use these shells for DIR when none are named (no arguments: list links)", link_options,
+     "moat link . rust go", "dir shell*", "unlink", false},
+    {"unlink", cmd_unlink, "moat unlink DIR", "forget DIR's link", NULL, "moat unlink .",
+     "linked-dir", NULL, false},
+    {"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR", NULL,
+     "moat detect -v ~/src/project", "dir", NULL, false},
+    {"check", cmd_check, "moat check", "validate config.zon, its paths and its shells", NULL,
+     "moat check", "-", NULL, false},
     {"update", cmd_update, "moat update [SHELL...]",
-     "move pinned nix shells to their flake's current revision"},
-    {"pins", cmd_pins, "moat pins", "list pinned nix shells: flake, revision, store path"},
-    {"unpin", cmd_unpin, "moat unpin NAME... | --all", "drop pinned nix shells"},
-    {"approvals", cmd_approvals, "moat approvals", "list remembered confirm answers"},
+     "move pinned nix shells to their flake's current revision", NULL, "moat update rust", "shell*",
+     NULL, false},
+    {"pins", cmd_pins, "moat pins", "list pinned nix shells: flake, revision, store path", NULL,
+     "moat pins", "-", NULL, false},
+    {"unpin", cmd_unpin, "moat unpin NAME... | --all", "drop pinned nix shells", unpin_options,
+     "moat unpin rust", "shell*", NULL, false},
+    {"approvals", cmd_approvals, "moat approvals\nmoat approvals -r [DIR | --all]",
+     "list remembered confirm answers", approvals_options, "moat approvals -r --all", "-",
+     "unapprove", false},
     {"unapprove", cmd_unapprove, "moat unapprove [DIR | --all]",
-     "forget confirm answers for DIR (default: here) or every project"},
-    {NULL, NULL, NULL, NULL},
+     "forget confirm answers for DIR (default: here) or every project", unapprove_options,
+     "moat unapprove ~/src/project", "dir", NULL, false},
+    {"help", cmd_help, "moat help [COMMAND]", "show moat's help, or a command's", NULL,
+     "moat help allow", "moat-command", NULL, false},
+    {"version", cmd_version, "moat version", "print moat's version", NULL, "moat version", "-",
+     NULL, false},
+    {"__complete", cmd_complete, "moat __complete -- moat WORD...",
+     "print completions for the last WORD (used by the shell completion scripts)", NULL,
+     "moat __complete -- moat run --tr", "-", NULL, true},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
 };
+
+static void print_options(FILE *out, const struct command *cmd)
+{
+	for (size_t i = 0; cli_option_at(cmd, i); i++) {
+		const struct cli_option *o = cli_option_at(cmd, i);
+		char left[64];
+		snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->short_name ? '-' : ' ',
+		         o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ',
+		         o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-22s %s\n", left, o->help);
+	}
+}
 
 static void print_help(FILE *out)
 {
-	fprintf(out, "usage: moat [-v] <command> [<args>]\n\n"
+	fprintf(out, "usage: moat [-v | -q] <command> [<args>]\n\n"
 	             "Run developer tools in a sandbox that denies file access by default: the\n"
 	             "project (the current directory) is read/write, system directories are\n"
-	             "read + exec, and $HOME, /tmp and other projects are unreadable.\n\n"
+	             "read + exec, and $HOME, /tmp and other projects are unreadable. A shell\n"
+	             "NAME is a set of wrapped tools (see 'moat help wrap'); 'moat shell' starts\n"
+	             "your $SHELL in the sandbox.\n\n"
 	             "commands:\n");
 	for (const struct command *c = commands; c->name; c++)
-		fprintf(out, "  %-9s %s\n", c->name, c->summary);
-	fprintf(out, "\noptions:\n"
-	             "  -v, --verbose  say how shells, config and paths were resolved\n"
-	             "  -h, --help     show this help; 'moat <command> -h' for a command\n"
-	             "  --version      print moat's version\n\n"
-	             "See moat(1) for the environment variables and files.\n");
+		if (!c->hidden)
+			fprintf(out, "  %-10s %s\n", c->name, c->summary);
+	fprintf(out, "\noptions (-v, -q and -h also after the command name):\n");
+	print_options(out, &moat_command);
+	fprintf(out, "\nSee 'moat help <command>' for a command's options and moat(1) for the\n"
+	             "environment variables and files.\n");
 }
 
 const struct command *cli_command(const char *name)
@@ -63,23 +199,40 @@ int cli_fail(const struct error *err, int status)
 	return err->status ? err->status : status;
 }
 
+static void print_usage_lines(FILE *out, const struct command *cmd)
+{
+	const char *prefix = "usage: ";
+	for (const char *p = cmd->usage; *p;) {
+		size_t n = strcspn(p, "\n");
+		fprintf(out, "%s%.*s\n", prefix, (int)n, p);
+		prefix = "   or: ";
+		p += n + (p[n] == '\n');
+	}
+}
+
 int cli_usage_error(const struct command *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "moat %s: ", cmd->name);
+	fprintf(stderr, cmd == &moat_command ? "moat: " : "moat %s: ", cmd->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nusage: %s\n", cmd->usage);
+	fputc('\n', stderr);
+	if (cmd == &moat_command) {
+		print_help(stderr);
+		return EXIT_USAGE;
+	}
+	print_usage_lines(stderr, cmd);
+	fprintf(stderr, "see 'moat help %s'\n", cmd->name);
 	return EXIT_USAGE;
 }
 
-bool cli_wants_help(int argc, char **argv, const struct command *cmd)
+void cli_print_command_help(FILE *out, const struct command *cmd)
 {
-	if (argc < 2 || (strcmp(argv[1], "-h") != 0 && strcmp(argv[1], "--help") != 0))
-		return false;
-	printf("usage: %s\n\n%s.\n", cmd->usage, cmd->summary);
-	return true;
+	print_usage_lines(out, cmd);
+	fprintf(out, "\n%c%s.\n\noptions:\n", cmd->summary[0] - 'a' + 'A', cmd->summary + 1);
+	print_options(out, cmd);
+	fprintf(out, "\nexample:\n  %s\n", cmd->example);
 }
 
 int cli_finish(int status)
@@ -117,30 +270,72 @@ void cli_print_plan(struct launch *l, const struct global_opts *g)
 {
 	if (g->verbose)
 		note_print("moat", sb_str(&l->notes));
-	note_print("moat", sb_str(&l->info));
+	if (!g->quiet)
+		note_print("moat", sb_str(&l->info));
 	print_warnings(sb_str(&l->warnings));
 	l->print_warnings = print_warnings;
+}
+
+void cli_info(const struct global_opts *g, const char *fmt, ...)
+{
+	if (g->quiet)
+		return;
+	va_list ap;
+	fprintf(stderr, "moat: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cmd_help(const struct cli_args *a, const struct global_opts *g)
+{
+	(void)g;
+	const struct command *self = cli_command("help");
+	if (a->noperands > 1)
+		return cli_usage_error(self, "too many arguments");
+	if (a->noperands == 0) {
+		print_help(stdout);
+		return 0;
+	}
+	const struct command *cmd = cli_command(a->operands[0]);
+	if (!cmd || cmd->hidden) {
+		fprintf(stderr, "moat: '%s' is not a moat command\nhint: see 'moat --help'\n",
+		        a->operands[0]);
+		return EXIT_USAGE;
+	}
+	cli_print_command_help(stdout, cmd);
+	return 0;
+}
+
+int cmd_version(const struct cli_args *a, const struct global_opts *g)
+{
+	(void)g;
+	if (a->noperands)
+		return cli_usage_error(cli_command("version"), "unexpected argument '%s'",
+		                       a->operands[0]);
+	printf("moat %s\n", MOAT_VERSION);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct global_opts g = {0};
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
-			g.verbose = true;
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			print_help(stdout);
-			return cli_finish(0);
-		} else if (strcmp(argv[i], "--version") == 0) {
+	struct cli_args a;
+	int i = argc;
+	/* moat's own options, up to the command name. */
+	int rc = cli_parse(&moat_command, argc, argv, &a, &g, &i);
+	bool version = a.given[OPT_VERSION];
+	cli_args_free(&a);
+	if (rc == 1) {
+		if (version)
 			printf("moat %s\n", MOAT_VERSION);
-			return cli_finish(0);
-		} else {
-			fprintf(stderr, "moat: unknown option '%s'\n", argv[i]);
-			print_help(stderr);
-			return EXIT_USAGE;
-		}
+		else
+			print_help(stdout);
+		return cli_finish(0);
 	}
+	if (rc != 0)
+		return rc;
 	if (i == argc) {
 		print_help(stderr);
 		return EXIT_USAGE;
@@ -151,8 +346,15 @@ int main(int argc, char **argv)
 		        argv[i]);
 		return EXIT_USAGE;
 	}
-	if (cli_wants_help(argc - i, argv + i, cmd))
-		return cli_finish(0);
-	cli_nix_setup(&g, false);
-	return cli_finish(cmd->run(argc - i, argv + i, &g));
+	rc = cli_parse(cmd, argc - i, argv + i, &a, &g, NULL);
+	if (rc == 0) {
+		if (cmd->run != cmd_help && cmd->run != cmd_version && cmd->run != cmd_complete)
+			cli_nix_setup(&g, false);
+		rc = cmd->run(&a, &g);
+	} else if (rc == 1) {
+		cli_print_command_help(stdout, cmd);
+		rc = 0;
+	}
+	cli_args_free(&a);
+	return cli_finish(rc);
 }

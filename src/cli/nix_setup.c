@@ -183,7 +183,7 @@ void cli_nix_setup(const struct global_opts *g, bool dry_run)
 	    .verbose = g->verbose,
 	    .dry_run = dry_run,
 	    .tty = isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0),
-	    .progress = nix_progress,
+	    .progress = g->quiet ? NULL : nix_progress,
 	    .warning = nix_warning,
 	    .info = nix_info,
 	    .output = nix_output,

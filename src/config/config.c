@@ -145,6 +145,23 @@ static int read_list(struct checker *c, const struct zon_node *v, const char *ke
 	return 0;
 }
 
+/* A .dirs entry that is not absolute (after "~/") would match no project
+ * root, and the rule would silently never apply: refused, as the original
+ * tool refuses it. */
+static int check_dirs(struct checker *c, const struct zon_node *v, const struct config_allow *a)
+{
+	for (size_t i = 0; i < a->ndirs; i++) {
+		const char *d = a->dirs[i];
+		if (d[0] == '/' || strcmp(d, "~") == 0 || strncmp(d, "~/", 2) == 0)
+			continue;
+		const struct zon_node *s = &v->items[i];
+		bad(c, s->line, s->col, "'.dirs' entry '%s' is not an absolute path", d);
+		error_hint(c->err, "write it as /path/to/projects or ~/path/to/projects");
+		return -1;
+	}
+	return 0;
+}
+
 static int read_allow(struct checker *c, const struct zon_node *e, void *out)
 {
 	static const char *const keys[] = {"bin", "paths", "write", "exec", "dirs", NULL};
@@ -161,7 +178,8 @@ static int read_allow(struct checker *c, const struct zon_node *e, void *out)
 	    read_strings(c, f[1], "paths", &a->paths, &a->npaths, NULL) < 0 ||
 	    (f[2] && read_bool(c, f[2], "write", &a->write) < 0) ||
 	    (f[3] && read_bool(c, f[3], "exec", &a->exec) < 0) ||
-	    (f[4] && read_strings(c, f[4], "dirs", &a->dirs, &a->ndirs, NULL) < 0))
+	    (f[4] && read_strings(c, f[4], "dirs", &a->dirs, &a->ndirs, NULL) < 0) ||
+	    (f[4] && check_dirs(c, f[4], a) < 0))
 		return -1;
 	return 0;
 }

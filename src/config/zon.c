@@ -664,6 +664,23 @@ static int parse_int(struct parser *p, struct zon_node *node)
 	return p->failed ? -1 : 0;
 }
 
+/* A word that means a boolean in other config formats (yes, on, True):
+ * the ZON spelling it stands for, so the hint says true, not "yes". */
+static const char *bool_meant(const char *s, size_t n)
+{
+	static const char *const yes[] = {"yes", "on",  "y",  "True", "TRUE",
+	                                  "Yes", "YES", "On", "ON"};
+	static const char *const no[] = {"no", "off", "n",   "False", "FALSE",
+	                                 "No", "NO",  "Off", "OFF"};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
+		if (strlen(yes[i]) == n && memcmp(yes[i], s, n) == 0)
+			return "true";
+		if (strlen(no[i]) == n && memcmp(no[i], s, n) == 0)
+			return "false";
+	}
+	return NULL;
+}
+
 static int parse_value(struct parser *p, struct zon_node *node, int depth)
 {
 	char desc[64];
@@ -708,6 +725,11 @@ static int parse_value(struct parser *p, struct zon_node *node, int depth)
 			node->kind = ZON_NULL;
 		} else {
 			int shown = n > 40 ? 40 : (int)n;
+			const char *boolean = bool_meant(s, n);
+			if (boolean)
+				return fail(p, p->tok.start,
+				            "expected a value, found '%.*s' (did you mean %s?)",
+				            shown, s, boolean);
 			return fail(
 			    p, p->tok.start,
 			    "expected a value, found '%.*s' (strings need double quotes: \"%.*s\")",

@@ -86,7 +86,12 @@ static int apply_shell_env(const struct launch *l, struct error *err)
 		return errno == ENOENT ? 0 : -1;
 	struct env_change *env;
 	size_t n;
-	if (envfile_parse(buf, len, path, l->ctx.root, &env, &n, err) < 0)
+	struct strbuf warnings = STRBUF_INIT;
+	int rc = envfile_parse_warn(buf, len, path, l->ctx.root, &env, &n, &warnings, err);
+	if (warnings.len && l->print_warnings)
+		l->print_warnings(warnings.buf);
+	sb_release(&warnings);
+	if (rc < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		setenv(env[i].name, env[i].value, 1);

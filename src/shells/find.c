@@ -23,32 +23,6 @@ static int check_shell_dir(const char *dir, struct error *err)
 
 static bool has_relative_entry(const char *list);
 
-/* The names of the local shells: each directory with a bin/ in an absolute
- * entry of the search path. NULL-terminated; free with nix_free_names. */
-static char **local_shell_names(const char *home)
-{
-	cleanup_free char *search = shells_search_path(home);
-	char **names = xcalloc(1, sizeof(char *));
-	size_t n = 0;
-	for (char *p = search, *colon; p; p = colon ? colon + 1 : NULL) {
-		colon = strchr(p, ':');
-		if (colon)
-			*colon = '\0';
-		DIR *d = p[0] == '/' ? opendir(p) : NULL;
-		for (struct dirent *e; d && n < 1000 && (e = readdir(d));) {
-			cleanup_free char *bin = xasprintf("%s/%s/bin", p, e->d_name);
-			if (e->d_name[0] == '.' || !fs_is_dir(bin))
-				continue;
-			names = xrealloc_array(names, n + 2, sizeof(char *));
-			names[n++] = xstrdup(e->d_name);
-			names[n] = NULL;
-		}
-		if (d)
-			closedir(d);
-	}
-	return names;
-}
-
 /* Optimal string alignment distance (edits, with swaps of neighbours),
  * capped: anything beyond 3 is "far". */
 static size_t edit_distance(const char *a, const char *b)
@@ -109,7 +83,7 @@ static void unknown_shell(const char *name, const char *home, enum nix_unknown w
 {
 	cleanup_free char *search = shells_search_path(home);
 	struct error nix = *err;
-	char **local = local_shell_names(home);
+	char **local = shells_local_names(home);
 	char **installed = why == NIX_NO_FLAKE ? nix_installed_shells() : NULL;
 	if (why == NIX_NO_FLAKE) {
 		struct strbuf has = STRBUF_INIT;

@@ -156,8 +156,23 @@ static const char *env_name_refusal(const char *name)
 	return NULL;
 }
 
-int envfile_parse(const char *buf, size_t len, const char *file, const char *root,
-                  struct env_change **out, size_t *n, struct error *err)
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* s[0..*n) without the blanks around it. */
+static const char *trim(const char *s, size_t *n)
+{
+	while (*n && is_blank(*s))
+		s++, (*n)--;
+	while (*n && is_blank(s[*n - 1]))
+		(*n)--;
+	return s;
+}
+
+int envfile_parse_warn(const char *buf, size_t len, const char *file, const char *root,
+                       struct env_change **out, size_t *n, struct strbuf *warn, struct error *err)
 {
 	*out = NULL;
 	*n = 0;
@@ -169,32 +184,40 @@ int envfile_parse(const char *buf, size_t len, const char *file, const char *roo
 		size_t linelen = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		const char *next = p + linelen + (nl ? 1 : 0);
 		lineno++;
-		if (linelen && p[linelen - 1] == '\r')
-			linelen--;
-		if (linelen == 0 || p[0] == '#') {
-			p = next;
+		const char *line = trim(p, &linelen);
+		p = next;
+		if (linelen == 0 || line[0] == '#')
+			continue;
+		const char *eq = memchr(line, '=', linelen);
+		size_t namelen = eq ? (size_t)(eq - line) : 0;
+		const char *name = trim(line, &namelen);
+		if (!eq || !valid_env_name(name, namelen)) {
+			if (warn)
+				sb_addf(warn, "%s:%d: expected KEY=VALUE; line skipped\n", file,
+				        lineno);
 			continue;
 		}
-		const char *eq = memchr(p, '=', linelen);
-		if (!eq || !valid_env_name(p, (size_t)(eq - p))) {
-			env_changes_free(*out, *n);
-			*out = NULL, *n = 0;
-			return error_set(err, "%s:%d: expected KEY=VALUE", file, lineno);
-		}
-		cleanup_free char *name = xstrndup(p, (size_t)(eq - p));
-		const char *why = env_name_refusal(name);
+		cleanup_free char *key = xstrndup(name, namelen);
+		const char *why = env_name_refusal(key);
 		if (why) {
 			env_changes_free(*out, *n);
 			*out = NULL, *n = 0;
-			return error_set(err, "%s:%d: refusing to set %s: %s", file, lineno, name,
+			return error_set(err, "%s:%d: refusing to set %s: %s", file, lineno, key,
 			                 why);
 		}
+		size_t vlen = linelen - (size_t)(eq + 1 - line);
+		const char *value = trim(eq + 1, &vlen);
 		*out = xrealloc_array(*out, *n + 1, sizeof(**out));
-		(*out)[(*n)++] = (struct env_change){
-		    steal_ptr(&name), expand_root(eq + 1, linelen - (size_t)(eq + 1 - p), root)};
-		p = next;
+		(*out)[(*n)++] =
+		    (struct env_change){steal_ptr(&key), expand_root(value, vlen, root)};
 	}
 	return 0;
+}
+
+int envfile_parse(const char *buf, size_t len, const char *file, const char *root,
+                  struct env_change **out, size_t *n, struct error *err)
+{
+	return envfile_parse_warn(buf, len, file, root, out, n, NULL, err);
 }
 
 void env_changes_free(struct env_change *env, size_t n)

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "profile/profile.h"
 
@@ -39,8 +40,15 @@ char *manifest_format(const struct manifest *m);
 void manifest_set(struct manifest *m, const char *name, const char *path);
 
 /* Parse an env file; $MOAT_ROOT and ${MOAT_ROOT} in values become root.
- * Variables that steer moat itself (MOAT_*), the dynamic loader (LD_*) or
- * HOME are refused: an env file may sit where sandboxed code can write. */
+ * Blanks around a line, its name and its value are trimmed; a line that is
+ * still not KEY=VALUE is skipped, with "FILE:LINE: ..." and a newline added
+ * to warn (when not NULL) for the caller to print, as the original tool
+ * skips it. Variables that steer moat itself (MOAT_*), the dynamic loader
+ * (LD_*), HOME or TMPDIR are refused (-1): an env file may sit where
+ * sandboxed code can write. */
+int envfile_parse_warn(const char *buf, size_t len, const char *file, const char *root,
+                       struct env_change **out, size_t *n, struct strbuf *warn, struct error *err);
+/* envfile_parse_warn that drops the warnings. */
 int envfile_parse(const char *buf, size_t len, const char *file, const char *root,
                   struct env_change **out, size_t *n, struct error *err);
 void env_changes_free(struct env_change *env, size_t n);
@@ -51,6 +59,10 @@ const char *tool_name_refusal(const char *name);
 /* Where local shells live: $MOAT_SHELLS_PATH, else $XDG_DATA_HOME/moat/shells,
  * else ~/.local/share/moat/shells of the real HOME. Caller frees. */
 char *shells_search_path(const char *home);
+
+/* The names of the local shells: each directory with a bin/ in an absolute
+ * entry of the search path. NULL-terminated; free with path_list_free. */
+char **shells_local_names(const char *home);
 
 /* How shell_find turns a local candidate path (absolute) into the canonical
  * directory it will use: 0 with *canon (NULL and errno when nothing is there), or -1

@@ -28,6 +28,9 @@ expect_out "default shells are listed apart" '^default: extra$'
 touch also
 run "$MOAT" detect "$PROJ"
 expect_out "matching rules stack in file order" '^shells: alpha beta \(detected\)$'
+run "$MOAT" detect -v "$PROJ"
+[ "$rc" -eq 0 ] && grep -q '^shells: alpha beta (detected)$' "$T/.out" && ok "detect -v DIR is accepted" ||
+	{ not_ok "detect -v DIR is accepted" && _show detect -v; }
 
 run "$MOAT" run -- sh -c 'command -v cat; command -v ls; echo "$PATH"'
 expect_out "run says which shells it picked" 'using shells alpha, beta \(detected\)'
@@ -49,11 +52,25 @@ printf 'echo "$PATH"\n' >"$T/cmds"
 run sh -c "SHELL=/bin/sh '$MOAT' shell <'$T/cmds'"
 expect_out "shell uses the linked shell too" "^$DATA/alpha/bin:"
 expect_ok "unlink forgets it" "$MOAT" unlink .
-expect_status "unlink of an unlinked dir fails" 1 "$MOAT" unlink .
+run "$MOAT" detect
+expect_out "and detection applies again" '^shells: alpha beta \(detected\)$'
+run "$MOAT" unlink .
+[ "$rc" -eq 0 ] && grep -q "^moat: no link to remove for $PROJ\$" "$T/.err" &&
+	ok "unlink of a directory with no link: status 0, and says so" ||
+	{ not_ok "unlink of a directory with no link: status 0, and says so" && _show unlink; }
+expect_ok "link -r is unlink" "$MOAT" link "$PROJ" alpha
+expect_ok "(linked again)" "$MOAT" link -r .
+run "$MOAT" detect
+expect_out "link -r forgot the link" '^shells: alpha beta \(detected\)$'
+expect_status "link -r wants one DIR" 2 "$MOAT" link -r
+run "$MOAT" link
+[ "$rc" -eq 0 ] && [ -z "$out" ] && grep -q "^moat: no links in $CFG\$" "$T/.err" &&
+	ok "link with no links says so" || { not_ok "link with no links says so" && _show link; }
 run "$MOAT" run alpha -- sh -c 'echo "$PATH"'
-expect_no_out "named shells skip detection" 'using shells'
+[ "$rc" -eq 0 ] && grep -q "^$DATA/alpha/bin:" "$T/.out" && ! grep -q 'using shells' "$T/.err" &&
+	ok "named shells skip detection" || { not_ok "named shells skip detection" && _show run alpha; }
 
-# check: findings with file:line:col, a count, exit 1.
+# check: which file, findings with file:line:col, a count, exit 1.
 cat >"$CFG" <<ZON
 .{
     .links = .{ .{ .dir = "$T/gone", .shells = .{ "nosuch" } } },
@@ -67,15 +84,60 @@ cat >"$CFG" <<ZON
 ZON
 run "$MOAT" check
 [ "$rc" = 1 ] && ok "check exits 1 on issues" || not_ok "check exit $rc"
+expect_out "it names the file it checked" "^checking $CFG\$"
 expect_out "missing linked dir" "config.zon:2:[0-9]+: linked directory '$T/gone' does not exist"
 expect_out "unresolvable shell" "config.zon:2:[0-9]+: shell 'nosuch' cannot be resolved"
-expect_out "redundant rule" "config.zon:5:[0-9]+: grant of '~/.config/git' to git is redundant"
+expect_out "redundant rule, as a note" "config.zon:5:[0-9]+: note: grant of '~/.config/git' to git is redundant"
 expect_out "refused path" "config.zon:6:[0-9]+: grant of '~' to \* is refused"
 expect_out "unresolvable jailbreak" "jailbreak 'no-such-tool-xyz' is not found"
-expect_out "a count" '^5 issue\(s\) found$'
+expect_out "a count, without the note" '^4 issue\(s\) found$'
 printf '.{ .default = .{ "alpha" } }\n' >"$CFG"
 expect_ok "a good config checks clean" "$MOAT" check
 expect_out "and says so" '^all ok$'
+rm -f "$CFG"
+run "$MOAT" check
+[ "$rc" -eq 0 ] && grep -q "^checking $CFG (missing: an empty config)\$" "$T/.out" &&
+	ok "a missing config.zon is an empty one, and check says so" || { not_ok "a missing config.zon is an empty one" && _show check; }
+
+# Redundant grants are noted, not counted: the config works as written.
+mkdir -p "$HOME/work/app" "$HOME/.cache/x" "$HOME/.cache/y/z" "$HOME/.npm/sub"
+cat >"$CFG" <<ZON
+.{
+    .allow = .{
+        .{ .bin = "cargo", .paths = .{ "~/.cache/x" }, .dirs = .{ "~/work" } },
+        .{ .bin = "cargo", .paths = .{ "~/.cache/x" }, .dirs = .{ "~/work/app" } },
+        .{ .bin = "cargo", .paths = .{ "~/.cache/x" }, .dirs = .{ "~/other" } },
+        .{ .bin = "git", .paths = .{ "~/.cache/y" } },
+        .{ .bin = "git", .paths = .{ "~/.cache/y/z" }, .dirs = .{ "~/work" } },
+        .{ .bin = "*", .paths = .{ "~/.npm" }, .write = true },
+        .{ .bin = "*", .paths = .{ "~/.npm/sub" } },
+    },
+}
+ZON
+run "$MOAT" check
+[ "$rc" -eq 0 ] && ok "redundant grants alone: status 0" || { not_ok "redundant grants alone: status 0" && _show check; }
+expect_out "a rule for a directory covers the same rule for a subdirectory" \
+	"config.zon:4:[0-9]+: note: grant of '~/.cache/x' to cargo is redundant: line 3 grants '~/.cache/x' to cargo already \(its .dirs cover this rule's\)"
+expect_out "a rule for every project covers one for some" "config.zon:7:[0-9]+: note: grant of '~/.cache/y/z' to git is redundant: line 6"
+expect_out "a broader path with wider access covers a narrower one" "config.zon:9:[0-9]+: note: grant of '~/.npm/sub' to \* is redundant: line 8"
+expect_no_out "a rule for other directories is not covered" "config.zon:[3568]:[0-9]+: note"
+expect_out "and the summary says there are notes" '^all ok \(3 note\(s\) above\)$'
+
+# A .dirs entry that is not absolute would never apply: reported, and no
+# command runs with it (as the original tool).
+printf '.{ .allow = .{ .{ .bin = "*", .paths = .{ "~/.cache" }, .dirs = .{ "work" } } } }\n' >"$CFG"
+run "$MOAT" check
+[ "$rc" -eq 1 ] && grep -q "config.zon:1:[0-9]*: '.dirs' entry 'work' is not an absolute path" "$T/.out" &&
+	ok "check reports a relative .dirs entry" || { not_ok "check reports a relative .dirs entry" && _show check; }
+expect_status "and run refuses to start" 125 "$MOAT" run -- true
+expect_out "saying why" "'.dirs' entry 'work' is not an absolute path"
+expect_out "and how to write it" "^hint: write it as /path/to/projects or ~/path/to/projects"
+# A boolean written as in other formats gets the ZON spelling as its hint.
+printf '.{ .allow = .{ .{ .bin = "*", .paths = .{ "~/.cache" }, .write = yes } } }\n' >"$CFG"
+run "$MOAT" check
+[ "$rc" -eq 1 ] && grep -q "found 'yes' (did you mean true?)" "$T/.out" && ! grep -q '"yes"' "$T/.out" &&
+	ok ".write = yes: the hint is true, not \"yes\"" || { not_ok ".write = yes: the hint is true" && _show check; }
+printf '.{ .default = .{ "alpha" } }\n' >"$CFG"
 printf '.{ .default = .{ "alpha" }\n' >"$CFG"
 expect_status "a parse error is an issue" 1 "$MOAT" check
 expect_out "with its position" 'config.zon:2:1: '
@@ -100,6 +162,20 @@ expect_status "a quote refused" 1 "$MOAT" allow git "$HOME/a\"b"
 expect_status "a control character refused" 1 "$MOAT" allow git "$HOME/a$(printf '\t')b"
 expect_status "a bad binary name refused" 1 "$MOAT" allow a/b "$HOME/x"
 expect_status "allow with one argument is a usage error" 2 "$MOAT" allow git
+
+# allow -r is unallow; a grant that is not there is an error.
+expect_ok "allow a path to remove" "$MOAT" allow git "$HOME/.gitconfig" --write
+expect_status "allow -r with --write is a usage error" 2 "$MOAT" allow -r git "$HOME/.gitconfig" --write
+expect_ok "allow -r removes it" "$MOAT" allow -r git "$HOME/.gitconfig"
+expect_out "and says so" "^moat: removed git's grant of ~/.gitconfig\$"
+run grep -c gitconfig "$CFG"
+[ "$out" = 0 ] && ok "the grant is gone from config.zon" || not_ok "the grant is gone from config.zon"
+expect_status "allow -r of a grant that is not there fails" 1 "$MOAT" allow -r git "$HOME/.gitconfig"
+expect_out "naming it" "no grant of ~/.gitconfig to git to remove"
+expect_status "unallow likewise" 1 "$MOAT" unallow git "$HOME/.gitconfig"
+run env XDG_CONFIG_HOME="$T/empty" "$MOAT" allow
+[ "$rc" -eq 0 ] && [ -z "$out" ] && grep -q "^moat: no grants in $T/empty/moat/config.zon\$" "$T/.err" &&
+	ok "allow with no grants says so" || { not_ok "allow with no grants says so" && _show allow; }
 
 # A config.zon linked from a dotfiles repository stays a link when edited.
 mkdir -p "$HOME/dotfiles"

@@ -25,15 +25,50 @@ expect_ok "moat run -h without HOME" env -u HOME "$MOAT" run -h
 mkdir "$PROJ/gone" && cd "$PROJ/gone" && rmdir "$PROJ/gone"
 expect_ok "moat run -h in a deleted directory" "$MOAT" run -h
 cd "$PROJ" || exit 1
-if [ -f "$MOAT_SRC/docs/moat.1" ]; then
+
+# Every command's --help: synopsis, summary, each option, one example; the
+# same as 'moat help COMMAND'; every option it lists is in the man page (in
+# the command's section, or OPTIONS for moat's own) and in the README; and
+# the man page's section lists no option --help does not.
+MAN=$MOAT_SRC/docs/moat.1
+README=$MOAT_SRC/README.md
+man_section() { awk -v h="$1" '$0 == h { on = 1; next } /^\.S[HS] / { on = 0 } on' "$MAN"; }
+man_section ".SH OPTIONS" >"$T/man-options"
+for c in $commands; do
+	run "$MOAT" "$c" --help
+	cp "$T/.out" "$T/help"
+	grep -q "^usage: moat $c" "$T/help" && grep -qE '^[A-Z].*\.$' "$T/help" &&
+		grep -q '^options:$' "$T/help" && grep -qE '^  -h, --help ' "$T/help" &&
+		grep -A1 '^example:$' "$T/help" | grep -qE "^  moat $c( |\$)" &&
+		ok "moat $c --help: synopsis, summary, options and an example" ||
+		{ not_ok "moat $c --help: synopsis, summary, options and an example" && _show moat "$c" --help; }
+	run "$MOAT" help "$c"
+	cmp -s "$T/.out" "$T/help" && ok "moat help $c is moat $c --help" || not_ok "moat help $c is moat $c --help"
+	man_section ".SS $c" >"$T/man-cmd"
+	[ -s "$T/man-cmd" ] && ok "docs/moat.1 has a section for $c" || not_ok "docs/moat.1 has a section for $c"
 	missing=
-	# main.c: "Help text per command lives in docs/moat.1 too; keep them in step."
-	for c in $commands; do grep -qE "^\.B (moat )?$c( |\$)" "$MOAT_SRC/docs/moat.1" || missing="$missing $c"; done
-	[ -z "$missing" ] && ok "docs/moat.1 has an entry for every command" ||
-		not_ok "docs/moat.1 has an entry for every command (missing:$missing)"
-else
-	skip "no docs/moat.1 in $MOAT_SRC"
-fi
+	for o in $(sed -n 's/^  \(-., \|    \)--\([a-z-]*\).*/\2/p' "$T/help"); do
+		case $o in verbose | quiet | help) f=$T/man-options ;; *) f=$T/man-cmd ;; esac
+		grep -qF -- "\\-\\-$o" "$f" || missing="$missing man:--$o"
+		grep -qF -- "--$o" "$README" || missing="$missing README:--$o"
+	done
+	for o in $(sed -n 's/^  -\(.\), --.*/\1/p' "$T/help"); do
+		case $o in v | q | h) f=$T/man-options ;; *) f=$T/man-cmd ;; esac
+		grep -qF -- "\\-$o" "$f" || missing="$missing man:-$o"
+	done
+	for o in $(sed -n 's/^\.BR\? \\-\\-\([a-z-]*\).*/\1/p; s/^\.BR\? \\-.\(, \| "\)* \\-\\-\([a-z-]*\).*/\2/p; s/^\.BI \\-\\-\([a-z-]*\).*/\1/p' "$T/man-cmd"); do
+		grep -qE -- "^  (-., |    )--$o( |\$)" "$T/help" || missing="$missing help:--$o"
+	done
+	[ -z "$missing" ] && ok "moat $c: --help, the man page and the README list the same options" ||
+		not_ok "moat $c: --help, the man page and the README list the same options (missing:$missing)"
+done
+run "$MOAT" help
+cmp -s "$T/.out" <("$MOAT" --help) && ok "moat help is moat --help" || not_ok "moat help is moat --help"
+run "$MOAT" help frobnicate
+[ "$rc" -eq 2 ] && grep -q "'frobnicate' is not a moat command" "$T/.err" && ok "moat help of an unknown command: status 2" ||
+	{ not_ok "moat help of an unknown command: status 2" && _show moat help frobnicate; }
+run "$MOAT" version
+[ "$rc" -eq 0 ] && [ "$out" = "$("$MOAT" --version)" ] && ok "moat version is moat --version" || { not_ok "moat version is moat --version" && _show moat version; }
 
 run "$MOAT" --version
 [ "$rc" -eq 0 ] && echo "$out" | grep -qE '^moat [0-9]+\.[0-9]+\.[0-9]+' && ok "moat --version" || { not_ok "moat --version" && _show moat --version; }
@@ -60,10 +95,59 @@ usage_error "profile: an unknown option" "unknown option" profile --bogus
 usage_error "profile: an unknown format" "unknown format 'bogus'" profile --format=bogus
 usage_error "wrap: no name" 'usage: moat wrap' wrap
 usage_error "wrap: no binary" 'usage: moat wrap' wrap name
+usage_error "profile: --format without its value" "option '--format' needs FORMAT" profile --format
+usage_error "a flag given a value" "option '--write' takes no value" allow --write=yes git "$HOME/.gitconfig"
+usage_error "an unknown short option in a cluster" "unknown option '-x'" -vx check
+usage_error "wrap: --env without =" "--env needs KEY=VALUE" wrap name --env FOO /bin/true
 # The usage line advertises --trace: it must not be rejected as unknown.
 run "$MOAT" run --trace -- true
-[ "$rc" -ne 2 ] && ok "run accepts the --trace its usage advertises" ||
+[ "$rc" -eq 0 ] && ok "run accepts the --trace its usage advertises" ||
 	{ not_ok "run accepts the --trace its usage advertises" && _show moat run --trace -- true; }
+
+# One parser for every command: the conventions of git and GNU tools.
+rm -rf "$PROJ/.moat"
+run "$MOAT" profile --format sbpl
+cp "$T/.out" "$T/sbpl-space"
+[ "$rc" -eq 0 ] && grep -q '^(version 1)' "$T/sbpl-space" && ok "--format sbpl (value as the next argument)" ||
+	{ not_ok "--format sbpl (value as the next argument)" && _show profile --format sbpl; }
+run "$MOAT" profile --format=sbpl
+[ "$rc" -eq 0 ] && cmp -s "$T/.out" "$T/sbpl-space" && ok "--format=sbpl gives the same" ||
+	{ not_ok "--format=sbpl gives the same" && _show profile --format=sbpl; }
+mkdir -p "$HOME/.g1" "$HOME/.g2" "$HOME/.g3" "$HOME/.g4"
+run "$MOAT" allow git "$HOME/.g1"
+[ "$rc" -eq 0 ] && grep -q "^moat: granted git read access to ~/.g1\$" "$T/.err" &&
+	ok "control: allow says what it granted" || { not_ok "control: allow says what it granted" && _show allow; }
+for q in "-q allow git ~/.g2" "allow -q git ~/.g3" "allow git ~/.g4 --quiet"; do
+	run "$MOAT" $q # moat expands the literal ~/
+	g=${q#*~/} g=${g%% *}
+	[ "$rc" -eq 0 ] && [ -z "$err" ] && grep -qF "~/$g\"" "$XDG_CONFIG_HOME/moat/config.zon" &&
+		ok "moat $q: granted, without the informational line" || { not_ok "moat $q: granted, without the informational line" && _show $q; }
+done
+run "$MOAT" -q allow git "$HOME/a\"b"
+[ "$rc" -eq 1 ] && grep -q "refusing to grant" "$T/.err" && ok "-q keeps the errors" || { not_ok "-q keeps the errors" && _show -q allow; }
+for v in "-v check" "check -v" "check --verbose"; do
+	run "$MOAT" $v
+	[ "$rc" -eq 0 ] && grep -q '^moat: flake' "$T/.err" &&
+		ok "moat $v: verbose" || { not_ok "moat $v: verbose" && _show $v; }
+done
+run "$MOAT" check
+[ "$rc" -eq 0 ] && ! grep -q '^moat: flake' "$T/.err" && ok "control: moat check is not verbose by itself" ||
+	{ not_ok "control: moat check is not verbose by itself" && _show check; }
+usage_error "an option-like operand is an option" "unknown option '-x'" detect -x
+run "$MOAT" detect -- -x
+[ "$rc" -eq 1 ] && grep -q "cannot use '-x'" "$T/.err" && ok "after --, '-x' is an operand" ||
+	{ not_ok "after --, '-x' is an operand" && _show detect -- -x; }
+run "$MOAT" run -- echo -v --trace -- -q
+[ "$rc" -eq 0 ] && [ "$out" = "-v --trace -- -q" ] && ok "run: everything after -- is the command's" ||
+	{ not_ok "run: everything after -- is the command's" && _show run -- echo; }
+"$MOAT" wrap conv /usr/bin/true >/dev/null 2>&1
+run "$MOAT" run conv -v -- sh -c 'echo "$PATH"'
+[ "$rc" -eq 0 ] && grep -q "^moat: shell conv: " "$T/.err" && grep -q "/conv/bin:" "$T/.out" &&
+	ok "run: shell names and moat's options before --" || { not_ok "run: shell names and moat's options before --" && _show run conv -v; }
+run "$MOAT" -vq check
+[ "$rc" -eq 0 ] && ! grep -q '^moat: flake' "$T/.err" && ok "-vq: short options group, the last wins" ||
+	{ not_ok "-vq: short options group, the last wins" && _show -vq check; }
+rm -f "$XDG_CONFIG_HOME/moat/config.zon"
 
 # Output that cannot be written is an error, not a silent success.
 if [ -w /dev/full ]; then
@@ -72,7 +156,7 @@ if [ -w /dev/full ]; then
 	run sh -c '"$0" profile >/dev/full' "$MOAT"
 	[ "$rc" -ne 0 ] && grep -q 'cannot write' "$T/.err" && ok "profile to a full disk fails" || { not_ok "profile to a full disk fails" && _show profile; }
 else
-	skip "no writable /dev/full"
+	skip "prerequisite: a writable /dev/full"
 fi
 
 # moat profile: the rules run and shell would apply here.

@@ -39,7 +39,7 @@ legacy=$injected
 if [ "$legacy" = yes ]; then
 	ok "control: without moat, TIOCSTI makes the outer shell run the text"
 else
-	skip "TIOCSTI is refused by this kernel itself (dev.tty.legacy_tiocsti=0)"
+	skip "prerequisite: a kernel that allows TIOCSTI (dev.tty.legacy_tiocsti=1): the control did not inject"
 fi
 i386_modes=
 have_i386_gate && i386_modes=sti-i386
@@ -127,7 +127,7 @@ hijack "$PROJ/stolen-control"
 if [ -s "$PROJ/stolen-control" ] && [ ! -e "$T/typed-by-user" ]; then
 	ok "control: without moat, a leftover process steals the user's next line"
 else
-	skip "the terminal-takeover control did not reproduce here"
+	skip "prerequisite: the terminal-takeover control reproducing here (it did not)"
 fi
 hijack "$PROJ/stolen" "$MOAT" run --
 if [ ! -s "$PROJ/stolen" ] && [ -e "$T/typed-by-user" ]; then

@@ -27,12 +27,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct env_change *env;
 	size_t n;
-	if (envfile_parse(buf, size, "fuzz", "/root dir", &env, &n, &err) == 0) {
+	struct strbuf warn = STRBUF_INIT;
+	if (envfile_parse_warn(buf, size, "fuzz", "/root dir", &env, &n, &warn, &err) == 0) {
+		/* Whatever was skipped or trimmed, nothing that steers moat or
+		 * the loader gets through, and no name keeps a blank. */
 		for (size_t i = 0; i < n; i++)
 			if (strncmp(env[i].name, "MOAT_", 5) == 0 ||
-			    strncmp(env[i].name, "LD_", 3) == 0)
+			    strncmp(env[i].name, "LD_", 3) == 0 ||
+			    strcmp(env[i].name, "HOME") == 0 || strpbrk(env[i].name, " \t=\n") ||
+			    !env[i].name[0])
 				abort();
 		env_changes_free(env, n);
 	}
+	/* Every warning is one line naming the file and line. */
+	for (const char *w = sb_str(&warn); *w; w = strchr(w, '\n') + 1)
+		if (strncmp(w, "fuzz:", 5) != 0 || !strchr(w, '\n'))
+			abort();
+	sb_release(&warn);
 	return 0;
 }

@@ -78,11 +78,21 @@ run "$MOAT" approvals
 expect_out "approvals lists the project and binary" "^$PROJ  cat  [0-9]{4}-"
 expect_out "and the access approved" "read/write +$HOME/.npm"
 expect_ok "unapprove forgets this project" "$MOAT" unapprove
+expect_out "and says so" "^moat: forgot [1-9][0-9]* approval\(s\) for $PROJ\$"
 expect_status "so it asks again" 125 setsid "$MOAT" run -- cat file
+expect_status "unapprove with nothing to drop fails" 1 "$MOAT" unapprove
+expect_out "saying so" "^moat: no approvals for $PROJ\$"
 python3 "$PTY" --answer y -- "$MOAT" run -- cat file >/dev/null
-expect_ok "unapprove --all" "$MOAT" unapprove --all
+expect_ok "approvals -r is unapprove" "$MOAT" approvals -r "$PROJ"
+expect_status "(so it asks again)" 125 setsid "$MOAT" run -- cat file
+expect_status "approvals --all without -r is a usage error" 2 "$MOAT" approvals --all
+python3 "$PTY" --answer y -- "$MOAT" run -- cat file >/dev/null
+expect_ok "approvals -r --all" "$MOAT" approvals -r --all
 run "$MOAT" approvals
-expect_no_out "nothing is left" "^/"
+[ "$rc" -eq 0 ] && [ -z "$out" ] && grep -q '^moat: no approvals remembered$' "$T/.err" &&
+	ok "nothing is left" || { not_ok "nothing is left" && _show approvals; }
+expect_status "unapprove --all with nothing to drop fails" 1 "$MOAT" unapprove --all
+expect_out "saying so" "^moat: no approvals for any project\$"
 
 # A damaged store: warned about, kept, never counted as approval.
 python3 "$PTY" --answer y -- "$MOAT" run -- cat file >/dev/null
@@ -92,7 +102,7 @@ expect_out "damaged lines are reported" "2 damaged line"
 "$MOAT" allow cat "$HOME/.cache" >/dev/null 2>&1
 python3 "$PTY" --answer y -- "$MOAT" run -- cat file >/dev/null
 grep -q '^garbage line$' "$STORE" && ok "a rewrite keeps the damaged line" || not_ok "damaged line dropped"
-if is_root; then skip "root reads a mode-000 store"; else
+if is_root; then skip "prerequisite: not root (root reads a mode-000 store); the [nobody] run checks it"; else
 	chmod 000 "$STORE"
 	expect_status "an unreadable store is not approval" 125 setsid "$MOAT" run -- cat file
 	chmod 600 "$STORE"

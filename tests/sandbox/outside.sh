@@ -69,7 +69,7 @@ s = socket.socket(socket.AF_UNIX); s.connect(\"\\0$name\"); print(s.recv(64).dec
 	kill "$listener" 2>/dev/null
 	wait "$listener" 2>/dev/null
 else
-	skip "no $PY for the abstract socket listener"
+	skip "prerequisite: $PY for the abstract socket listener"
 fi
 
 # A hostile repository: .moat (or parts of it) pointing out of the root.

@@ -23,7 +23,8 @@ expect_out "a non-canonical MOAT_ROOT is canonicalized" "^MOAT_ROOT=$PROJ\$"
 
 run env MOAT_ENV_FOO=bar "$SH/bin/env"
 expect_out "MOAT_ENV_FOO=bar sets FOO" '^FOO=bar$'
-expect_no_out "and removes MOAT_ENV_FOO" '^MOAT_ENV_FOO='
+[ "$rc" -eq 0 ] && ! grep -q '^MOAT_ENV_FOO=' "$T/.out" && ok "and removes MOAT_ENV_FOO" ||
+	{ not_ok "and removes MOAT_ENV_FOO" && _show env; }
 run env MOAT_ENV_GREETING=override "$SH/bin/env"
 expect_out "MOAT_ENV_ wins over the env file" '^GREETING=override$'
 run env MOAT_ENV_EMPTY= "$SH/bin/env"
@@ -35,11 +36,32 @@ expect_out "it says why" "MOAT_ENV_MOAT_ROOT"
 mkdir -p "$T/evil/bin" "$T/evil/share/moat"
 ln -s "$WRAPPER" "$T/evil/bin/env"
 printf 'env\t/usr/bin/env\n' >"$T/evil/share/moat/manifest"
-for line in LD_PRELOAD=/x.so MOAT_ROOT=/ HOME=/ 'no equals sign'; do
+for line in LD_PRELOAD=/x.so MOAT_ROOT=/ HOME=/ '  LD_PRELOAD = /x.so'; do
 	echo "$line" >"$T/evil/share/moat/env"
 	expect_status "an env file with '$line' is refused" 125 "$T/evil/bin/env"
 	expect_out "naming the file and line" "share/moat/env:1"
 done
+# A malformed or padded line stops nothing: padding is trimmed, a line that
+# is not KEY=VALUE is skipped (as in the original tool), the rest applies.
+printf '  PADDED = yes  \nno equals sign\n1BAD=x\nAFTER=ok\n' >"$T/evil/share/moat/env"
+run "$T/evil/bin/env"
+[ "$rc" -eq 0 ] && grep -q '^PADDED=yes$' "$T/.out" && grep -q '^AFTER=ok$' "$T/.out" && ! grep -q '^1BAD=' "$T/.out" &&
+	ok "an env file's malformed lines are skipped and padding trimmed" ||
+	{ not_ok "an env file's malformed lines are skipped and padding trimmed" && _show env; }
+grep -q "^moat-wrapper: warning: $(re_quote "$T")/evil/share/moat/env:2: expected KEY=VALUE; line skipped\$" "$T/.err" &&
+	ok "and the skipped line is named in a warning" ||
+	{ not_ok "and the skipped line is named in a warning" && _show env; }
+
+# moat wrap --env: what the user typed is checked strictly; a line of the
+# file that the wrapper would skip is dropped, with a warning naming it.
+expect_status "moat wrap --env with a bad name is refused" 1 "$MOAT" wrap tools --env '1BAD=x'
+expect_out "naming it" "--env '1BAD=x': expected KEY=VALUE"
+printf 'junk line\n' >>"$SH/share/moat/env"
+run "$MOAT" wrap tools --env LATE=1
+[ "$rc" -eq 0 ] && grep -q "^moat: warning: $SH/share/moat/env:[0-9]*: expected KEY=VALUE; line skipped\$" "$T/.err" &&
+	! grep -q junk "$SH/share/moat/env" && grep -q '^LATE=1$' "$SH/share/moat/env" &&
+	ok "moat wrap drops a malformed line of the env file, saying which" ||
+	{ not_ok "moat wrap drops a malformed line of the env file, saying which" && _show wrap; }
 
 # MOAT_ENV_HOME: writable in the sandbox or refused, and created if missing.
 run env MOAT_ENV_HOME="$PROJ/.moat/home" "$SH/bin/sh" -c 'echo "home=$HOME"; echo x >"$HOME/.toolrc" && echo WROTE'
@@ -66,24 +88,29 @@ run "$MOAT" run tools -- sh -c 'MOAT_ENV_HOME="$MOAT_ROOT/.moat/home-s" env'
 expect_out "inside moat run, MOAT_ENV_HOME still applies to a wrapped tool" "^HOME=$PROJ/.moat/home-s\$"
 [ -d "$PROJ/.moat/home-s" ] && ok "and is created there" || not_ok "and is created there"
 
-# MOAT_JAILBREAK: named tools run unsandboxed, others stay confined.
+# MOAT_JAILBREAK: named tools run unsandboxed, others stay confined. A
+# refusal is cat's own (status 1, "Permission denied"), never the wrapper
+# failing for another reason.
+confined_cat() { # NAME: the last run was cat of ~/.ssh/id_rsa, confined
+	[ "$rc" -eq 1 ] && grep -q "cat: $HOME/.ssh/id_rsa: Permission denied" "$T/.err" &&
+		! grep -q DECOY "$T/.out" && ok "$1" || { not_ok "$1" && _show cat; }
+}
 run "$SH/bin/cat" "$HOME/.ssh/id_rsa"
-[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "not jailbroken: ~/.ssh is denied" || not_ok "not jailbroken: ~/.ssh is denied"
+confined_cat "not jailbroken: ~/.ssh is denied"
 run env MOAT_JAILBREAK=cat "$SH/bin/cat" "$HOME/.ssh/id_rsa"
 expect_out "MOAT_JAILBREAK=cat: cat reads ~/.ssh" '^DECOY-SSH-KEY$'
 run env MOAT_JAILBREAK=/usr/bin/env:/usr/bin/cat "$SH/bin/cat" "$HOME/.ssh/id_rsa"
 expect_out "an absolute path in a colon list jailbreaks too" '^DECOY-SSH-KEY$'
 run env MOAT_JAILBREAK=env:sh "$SH/bin/cat" "$HOME/.ssh/id_rsa"
-[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "jailbreaking other tools leaves cat confined" ||
-	{ not_ok "jailbreaking other tools leaves cat confined" && _show cat; }
+confined_cat "jailbreaking other tools leaves cat confined"
 run env MOAT_JAILBREAK=env "$SH/bin/env"
-expect_no_out "a jailbroken tool is not told it is sandboxed" '^MOAT_SANDBOX='
+[ "$rc" -eq 0 ] && grep -q "^MOAT_ROOT=$PROJ\$" "$T/.out" && ! grep -q '^MOAT_SANDBOX=' "$T/.out" &&
+	ok "a jailbroken tool is not told it is sandboxed" || { not_ok "a jailbroken tool is not told it is sandboxed" && _show env; }
 printf '#!/bin/sh\ncat "$@"\n' >"$PROJ/peek"
 chmod +x "$PROJ/peek"
 expect_ok "wrap a tool that lives in the root" "$MOAT" wrap tools "$PROJ/peek"
 run env MOAT_JAILBREAK=peek "$SH/bin/peek" "$HOME/.ssh/id_rsa"
-[ "$rc" -ne 0 ] && ! grep -q DECOY "$T/.out" && ok "a bare-name jailbreak never frees a binary under the root" ||
-	{ not_ok "a bare-name jailbreak never frees a binary under the root" && _show peek; }
+confined_cat "a bare-name jailbreak never frees a binary under the root"
 
 # A shell inside the root can be rewritten by sandboxed code: "git" pointed at
 # bash, with BASH_ENV in its env file, would run the attacker's script
@@ -96,9 +123,13 @@ printf 'BASH_ENV=$MOAT_ROOT/evil.sh
 ' >"$PROJ/.shell/share/moat/env"
 printf 'cat "$HOME/.ssh/id_rsa"
 ' >"$PROJ/evil.sh"
+# The script runs (BASH_ENV), confined: its cat is refused and bash goes on.
 run env MOAT_JAILBREAK=git "$PROJ/.shell/bin/git" -c true
-expect_no_out "a jailbreak never applies to a shell under the root" DECOY-SSH-KEY
+[ "$rc" -eq 0 ] && grep -q "cat: $HOME/.ssh/id_rsa: Permission denied" "$T/.err" && ! grep -q DECOY "$T/.out" &&
+	ok "a jailbreak never applies to a shell under the root" ||
+	{ not_ok "a jailbreak never applies to a shell under the root" && _show git; }
 run env MOAT_JAILBREAK=/bin/bash "$PROJ/.shell/bin/git" -c true
-expect_no_out "not even by the real binary's path" DECOY-SSH-KEY
+[ "$rc" -eq 0 ] && grep -q "cat: $HOME/.ssh/id_rsa: Permission denied" "$T/.err" && ! grep -q DECOY "$T/.out" &&
+	ok "not even by the real binary's path" || { not_ok "not even by the real binary's path" && _show git; }
 
 done_testing

@@ -52,7 +52,7 @@ if ! is_root; then
 	broken "an unreadable manifest" 125 "cannot open '$MF': Permission denied"
 	chmod 644 "$MF"
 else
-	skip "an unreadable manifest by mode: root reads it anyway (the sandbox case below covers root)"
+	skip "prerequisite: not root (root reads a mode 000 manifest anyway; the sandbox case below covers root)"
 fi
 
 printf 'tool\t/nonexistent/bin/tool\n' >"$MF"

@@ -35,7 +35,7 @@ if is_root; then
 	expect_report "root: the sandbox, not permissions, refused the one outside" "^ cat\[N\] read $HOME/.ssh/zero$"
 	expect_report "root: and the one behind a mode 000 directory" "^ cat\[N\] read $HOME/locked/f$"
 	expect_no_report "root: the one in the root was read" "read $PROJ/zero"
-	skip "mode 000 denied by permissions: root bypasses them; the [nobody] run checks it"
+	skip "prerequisite: not root (root bypasses mode 000); the [nobody] run checks it"
 else
 	run cat "$HOME/.ssh/zero"
 	[ "$rc" -ne 0 ] && ok "control: a mode 000 file is unreadable without moat" ||
@@ -51,7 +51,7 @@ chmod 755 "$HOME/locked"
 echo "ro" >"$PROJ/readonly"
 chmod 444 "$PROJ/readonly"
 if is_root; then
-	skip "a mode 444 file: root writes it anyway; the [nobody] run checks it"
+	skip "prerequisite: not root (root writes a mode 444 file anyway); the [nobody] run checks it"
 else
 	trace sh -c 'echo x >>readonly; rm -f /etc/hostname; echo x >/etc/moat-trace-test'
 	[ "$(grep -c 'Permission denied' "$T/.err")" -ge 3 ] && ok "inside, the three writes fail" ||
@@ -68,7 +68,7 @@ if is_root && chattr +i "$PROJ/frozen" 2>/dev/null; then
 		not_ok "control: an immutable file refuses root's writes"
 	expect_nothing_denied "EPERM from an immutable file is not reported"
 else
-	skip "immutable files need root and a file system with chattr +i"
+	skip "prerequisite: root and a file system with chattr +i, for an immutable file"
 fi
 
 # A command that drops root inside the sandbox is judged with its own ids.
@@ -86,9 +86,9 @@ if is_root && command -v setpriv >/dev/null; then
 	expect_report "the file uid 65534 could read without moat is reported" "^ cat\[N\] read $HOME/.ssh/public$"
 	expect_no_report "the one it could not read is not" "private"
 else
-	skip "a command dropping root: needs root and setpriv"
-	skip "a command dropping root"
-	skip "a command dropping root"
+	skip "prerequisite: root and setpriv, for a command dropping root"
+	skip "prerequisite: root and setpriv, for a command dropping root"
+	skip "prerequisite: root and setpriv, for a command dropping root"
 fi
 
 # Refused by ordinary permissions *and* outside the sandbox: not reported
@@ -101,7 +101,7 @@ if ! is_root; then
 	expect_report "only the create that permissions allow is reported" '^moat: 1 path\(s\) denied'
 	expect_report "and it is that one" "^ sh\[N\] create $HOME/.cache/ok$"
 else
-	skip "a read-only directory: root writes it anyway; the [nobody] run checks it"
+	skip "prerequisite: not root (root writes a read-only directory anyway); the [nobody] run checks it"
 fi
 
 done_testing

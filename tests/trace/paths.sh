@@ -81,7 +81,7 @@ if command -v perl >/dev/null; then
 	expect_nothing_denied "and with it the rename works"
 	forget_grants
 else
-	skip "perl is missing: no plain rename(2) to test"
+	skip "prerequisite: perl, for a plain rename(2)"
 fi
 
 # A script may run, but its #! interpreter lives in a denied directory.
@@ -103,8 +103,8 @@ if is_root; then
 	expect_report "another process's /proc entry is reported" '^ cat\[N\] read /proc/1/environ$'
 	expect_report "with why no grant helps" '^ none for /proc/1/environ: Landlock keeps processes outside the sandbox out of reach'
 else
-	skip "/proc/1/environ: only root could read it without moat"
-	skip "/proc/1/environ"
+	skip "prerequisite: root, the only one who can read /proc/1/environ without moat"
+	skip "prerequisite: root, the only one who can read /proc/1/environ without moat"
 fi
 
 done_testing

@@ -55,12 +55,45 @@ static void test_envfile(void)
 		CHECK_STR(env[5].value, "", "empty value");
 	}
 	env_changes_free(env, n);
-	static const char *const bad[] = {
-	    "MOAT_JAILBREAK=git\n", "MOAT_ROOT=/\n", "LD_PRELOAD=/x.so\n", "HOME=/tmp\n", "1A=x\n",
-	    "no equals\n",          "A B=c\n"};
-	for (size_t i = 0; i < ARRAY_LEN(bad); i++)
-		CHECK(envfile_parse(bad[i], strlen(bad[i]), "e", "/p", &env, &n, &err) < 0,
-		      "env line refused: %.*s", (int)strlen(bad[i]) - 1, bad[i]);
+	/* Variables that steer moat or the loader stop the tool, however spelt. */
+	static const char *const refused[] = {
+	    "MOAT_JAILBREAK=git\n", "MOAT_ROOT=/\n",    "LD_PRELOAD=/x.so\n", "HOME=/tmp\n",
+	    "  LD_PRELOAD=/x.so\n", "LD_PRELOAD =/x\n", "\tHOME\t=/\n",       "TMPDIR=/t\n"};
+	for (size_t i = 0; i < ARRAY_LEN(refused); i++)
+		CHECK(envfile_parse(refused[i], strlen(refused[i]), "e", "/p", &env, &n, &err) < 0,
+		      "env line refused: %.*s", (int)strlen(refused[i]) - 1, refused[i]);
+	/* A malformed line is skipped with a warning naming file:line; the
+	 * rest of the file still applies (as in the original tool). */
+	static const char *const malformed[] = {"1A=x\n", "no equals\n", "A B=c\n", "=v\n",
+	                                        "X-Y=1\n"};
+	for (size_t i = 0; i < ARRAY_LEN(malformed); i++) {
+		char text[64];
+		snprintf(text, sizeof(text), "GOOD=1\n%sLATER=2\n", malformed[i]);
+		struct strbuf warn = STRBUF_INIT;
+		int rc = envfile_parse_warn(text, strlen(text), "e", "/p", &env, &n, &warn, &err);
+		CHECK(rc == 0 && n == 2 && strcmp(env[0].name, "GOOD") == 0 &&
+		          strcmp(env[1].name, "LATER") == 0,
+		      "malformed line skipped, the others kept: %.*s",
+		      (int)strlen(malformed[i]) - 1, malformed[i]);
+		CHECK_STR(sb_str(&warn), "e:2: expected KEY=VALUE; line skipped\n",
+		          "and a warning naming file:line");
+		env_changes_free(env, n);
+		sb_release(&warn);
+	}
+	/* Blanks around the line, the name and the value are trimmed. */
+	const char padded[] = "  A = 1  \n\tB=two words\t\r\n   \n  # comment\nC=\n";
+	struct strbuf warn = STRBUF_INIT;
+	CHECK(envfile_parse_warn(padded, sizeof(padded) - 1, "e", "/p", &env, &n, &warn, &err) == 0,
+	      "a padded env file parses");
+	CHECK(n == 3 && warn.len == 0, "three variables, no warning");
+	if (n == 3) {
+		CHECK_STR(env[0].name, "A", "the name is trimmed");
+		CHECK_STR(env[0].value, "1", "the value is trimmed");
+		CHECK_STR(env[1].value, "two words", "inner blanks stay");
+		CHECK_STR(env[2].value, "", "an empty value");
+	}
+	env_changes_free(env, n);
+	sb_release(&warn);
 }
 
 int main(void)

@@ -41,6 +41,10 @@
  *                          setpgid(getpid(), getpid())
  *   child-pgid             fork; setpgid(child, child) from parent and child:
  *                          what a job-control shell does for every job
+ *   child-self             fork, and run "self" in the child: calls on itself
+ *                          by its own pid, which is not the pid moat started
+ *   child-pgid-dash        fork; the child calls setpgid(0, getpid()), as
+ *                          dash's job control does for every job
  *   threads                four threads: sched_setaffinity on each thread's
  *                          tid, pthread_setaffinity_np, setpriority(who 0) in
  *                          the thread
@@ -449,6 +453,23 @@ static int child_pgid(void)
 	return ok("");
 }
 
+static int in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return fail("fork", errno);
+	if (pid == 0)
+		_exit(fn());
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+static int own_group(void)
+{
+	return report("setpgid(0, getpid())", setpgid(0, getpid()) < 0 ? -errno : 0);
+}
+
 static void *thread_main(void *arg)
 {
 	long *err = arg;
@@ -588,6 +609,10 @@ int main(int argc, char **argv)
 		return child_pgid();
 	if (strcmp(mode, "threads") == 0)
 		return threads();
+	if (strcmp(mode, "child-self") == 0)
+		return in_child(self_calls);
+	if (strcmp(mode, "child-pgid-dash") == 0)
+		return in_child(own_group);
 	if (strcmp(mode, "ioprio-get") == 0 && a)
 		return ioprio_get((pid_t)n);
 	fprintf(stderr, "xproc: unknown mode or missing argument '%s'\n", mode);

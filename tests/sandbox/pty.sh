@@ -86,6 +86,15 @@ expect_out "moat run: an editor in raw mode suspends itself with ^Z and, after f
 expect_out "and the user's terminal is cooked again after moat returns" '^rc=0 *$'
 expect_out "(icanon and echo on)" '^icanon echo $'
 
+# In the background (stderr on the terminal, job control on): the relay must
+# not read or set the terminal while it is not the foreground, or the job
+# stops for the terminal (SIGTTIN, SIGTTOU) and never ends.
+drive 'expect \$ $' "line '$MOAT' run -- sh -c 'sleep 1; echo BG-DONE >&2' </dev/null >/dev/null &" 'expect \$ $' \
+	'line wait; echo "bg=$?"' 'expect bg=' 'line exit' -- "${USER_SHELL[@]}"
+expect_out "moat run in the background, stderr on the terminal, runs to its end" '^bg=0$'
+expect_out "and writes to the terminal" 'BG-DONE'
+expect_no_out "without being stopped for the terminal" 'Stopped'
+
 # --- raw mode ---------------------------------------------------------------
 drive 'expect raw: ready' 'send a' 'expect key 61' 'send \x03' 'expect key 03' 'send \x1a' 'expect key 1a' 'send q' wait termios \
 	-- "$MOAT" run -- ./ttyprobe raw
@@ -156,7 +165,8 @@ done
 # them in a session of its own.
 tag=moat-pty-leftover-$$-$RANDOM
 leave="(trap '' HUP; exec -a $tag sleep 300) </dev/null >/dev/null 2>&1 &
-setsid -f bash -c \"trap '' HUP; exec -a $tag-daemon sleep 300\" </dev/null >/dev/null 2>&1; echo STARTED"
+setsid -f bash -c \"trap '' HUP; exec -a $tag-daemon sleep 300\" </dev/null >/dev/null 2>&1
+sleep 0.3; echo STARTED" # (before the session leader's exit hangs up its group)
 drive wait -- bash -c "$leave"
 sleep 0.3
 [ "$(pgrep -fc "$tag")" = 2 ] && ok "control: without moat, both outlive the terminal session" ||

@@ -91,22 +91,26 @@ n=$(grep -c '^[0-9][0-9]*$' "$T/.out")
 expect_ok "ps works inside" "$MOAT" run -- ps -e
 expect_no_out "and lists no process from outside" 'xproc|pty_session'
 
+# Left behind as a daemon would: SIGHUP ignored, off the terminal, one of
+# them in a session of its own.
 tag=moat-leftover-$$-$RANDOM
-(exec -a "$tag-control" sleep 300) </dev/null >/dev/null 2>&1 &
-pids+=($!)
-sleep 0.1
-pgrep -f "$tag-control" >/dev/null && ok "control: a background process outlives the shell that started it" ||
-	not_ok "control: a background process outlives the shell that started it"
-run "$MOAT" run -- bash -c "(trap '' HUP; exec -a $tag-bg sleep 300) </dev/null >/dev/null 2>&1 &
-	setsid -f bash -c \"trap '' HUP; exec -a $tag-daemon sleep 300\" </dev/null >/dev/null 2>&1; sleep 0.3; echo STARTED"
+leave() { # NAME: the bash script a tool runs to leave NAME-bg and NAME-daemon
+	echo "(trap '' HUP; exec -a $1-bg sleep 300) </dev/null >/dev/null 2>&1 &
+	setsid -f bash -c \"trap '' HUP; exec -a $1-daemon sleep 300\" </dev/null >/dev/null 2>&1; sleep 0.3; echo STARTED"
+}
+run bash -c "$(leave "$tag-control")"
+sleep 0.3
+[ "$(pgrep -fc "$tag-control")" = 2 ] && ok "control: without moat, both outlive the tool that started them" ||
+	not_ok "control: without moat, both outlive the tool that started them ($(pgrep -fc "$tag-control"))"
+pkill -f "$tag-control"
+run "$MOAT" run -- bash -c "$(leave "$tag")"
 expect_out "moat run: the tool started a background job and a daemon" '^STARTED$'
 sleep 0.3
-if ! pgrep -f "$tag-bg" >/dev/null && ! pgrep -f "$tag-daemon" >/dev/null; then
+if ! pgrep -f "$tag" >/dev/null; then
 	ok "moat run: what the tool left behind is gone once moat returns"
 else
 	not_ok "moat run: what the tool left behind is gone once moat returns ($(pgrep -f "$tag" | tr '\n' ' '))"
-	pkill -f "$tag-bg"
-	pkill -f "$tag-daemon"
+	pkill -f "$tag"
 fi
 printf '%s\n' "(trap '' HUP; exec -a $tag-shell sleep 300) </dev/null >/dev/null 2>&1 &" 'echo SHELL-BG' 'exit' >"$T/cmds"
 SHELL=/bin/bash "$MOAT" shell <"$T/cmds" >"$T/.out" 2>"$T/.err"

@@ -67,19 +67,21 @@ drive 'expect READY' 'send \x03' wait -- "$MOAT" run -- sh -c 'echo READY; exec 
 expect_out "moat run: ^C kills the foreground tool, and moat's caller sees the same death (SIGINT)" '^pty_drive: killed by signal 2$'
 drive 'expect sigint: waiting' 'send \x03' 'expect sigint: caught' wait -- "$MOAT" run -- ./ttyprobe sigint
 drive_ok "moat run: a tool that handles SIGINT gets it, and moat itself lives on to pass its status"
-drive 'expect \$ $' "line '$MOAT' run -- sleep 30" 'sleep 0.5' 'send \x03' 'line echo "after=$?"' 'expect after=' 'line exit' \
+drive 'expect \$ $' "line '$MOAT' run -- sleep 30" 'sleep 0.5' 'send \x03' 'expect \$ $' 'line echo "after=$?"' 'expect after=' \
+	'expect \$ $' 'line exit' \
 	-- "${USER_SHELL[@]}"
 expect_out "in the user's shell, ^C during moat run gives 130, and the shell lives on" '^after=130'
 
 # --- ^Z and fg --------------------------------------------------------------
-drive 'expect \$ $' "line '$MOAT' run -- ./ttyprobe ticks" 'expect tick 3' 'send \x1a' 'expect Stopped' \
-	'line jobs' 'expect Stopped' 'sleep 0.6' 'absent tick [0-9]' 'line fg' 'expect tick [0-9]+' 'line q' \
-	'line echo "rc=$?"' 'expect rc=' 'line exit' -- "${USER_SHELL[@]}"
+drive 'expect \$ $' "line '$MOAT' run -- ./ttyprobe ticks" 'expect tick 3' 'send \x1a' 'expect Stopped' 'expect \$ $' \
+	'line jobs' 'expect Stopped' 'sleep 0.6' 'absent tick [0-9]' 'line fg' 'expect tick [0-9]+' 'line q' 'expect \$ $' \
+	'line echo "rc=$?"' 'expect rc=' 'expect \$ $' 'line exit' -- "${USER_SHELL[@]}"
 expect_out "moat run: ^Z suspends the tool and gives the user's shell its prompt back; fg resumes it" '^rc=3$'
 [ "$rc" -eq 0 ] || { not_ok "(the ^Z/fg session ran to its end)" && _show ctrl-z; }
 # An editor suspends itself: raw mode, ^Z read as a key, SIGTSTP to its group.
 drive 'expect \$ $' "line '$MOAT' run -- ./ttyprobe raw" 'expect raw: ready' 'send a' 'expect key 61' \
-	'send \x1a' 'expect Stopped' 'line fg' 'expect raw: resumed' 'send b' 'expect key 62' 'send q' 'expect key 71' \
+	'send \x1a' 'expect Stopped' 'expect \$ $' 'line fg' 'expect raw: resumed' 'send b' 'expect key 62' 'send q' 'expect key 71' \
+	'expect \$ $' \
 	'line echo "rc=$?"; stty -a | tr " " "\n" | grep -x -e -icanon -e icanon -e -echo -e echo | tr "\n" " "; echo' \
 	'expect rc=' 'line exit' -- "${USER_SHELL[@]}"
 expect_out "moat run: an editor in raw mode suspends itself with ^Z and, after fg, reads single keys again" 'key 62'
@@ -184,11 +186,13 @@ grep -q '^STARTED$' "$T/.out" && ! pgrep -f "$tag" >/dev/null &&
 # first; the second reads the terminal).
 for sh in /bin/bash /bin/sh; do
 	[ -x "$sh" ] || continue
-	drive 'expect \(moat\)' 'line sleep 30' 'sleep 0.5' 'send \x1a' 'expect Stopped' 'line jobs' 'expect sleep 30' \
-		'line fg' 'sleep 0.5' 'send \x03' 'line echo "rc=$?"' 'expect rc=130' \
-		'line ./ttyprobe readline | cat' 'expect readline: ready' 'line PIPE-LINE' 'expect readline: got PIPE-LINE' \
-		'line sleep 30 | cat' 'sleep 0.5' 'send \x1a' 'expect Stopped' 'line fg' 'sleep 0.5' 'send \x03' \
-		'line echo "rc2=$?"' 'expect rc2=130' 'send \x03' 'line echo ALIVE' 'expect ALIVE' 'line exit' wait \
+	P='expect \(moat\)'
+	drive "$P" 'line sleep 30' 'sleep 0.5' 'send \x1a' 'expect Stopped' "$P" 'line jobs' 'expect Stopped +sleep 30' "$P" \
+		'line fg' 'sleep 0.5' 'send \x03' "$P" 'line echo "rc=$?"' 'expect rc=130' "$P" \
+		'line ./ttyprobe readline | cat' 'expect readline: ready' 'line PIPE-LINE' 'expect readline: got PIPE-LINE' "$P" \
+		'line sleep 30 | cat' 'sleep 0.5' 'send \x1a' 'expect Stopped' "$P" 'line fg' 'sleep 0.5' 'send \x03' "$P" \
+		'line echo "rc2=$?"' 'expect rc2=130' "$P" 'send \x03' "$P" 'line echo ALIVE-$((1+1))' 'expect ALIVE-2' "$P" \
+		'line exit' wait \
 		-- env SHELL="$sh" "$MOAT" shell
 	drive_ok "moat shell ($sh): ^Z, jobs, fg, ^C and pipelines that read the terminal all work"
 	expect_no_out "with no job-control complaint" 'no job control|cannot set terminal process group|setpgid|Operation not permitted'

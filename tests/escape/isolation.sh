@@ -139,7 +139,10 @@ grep -q '^devtty: ok' "$T/devtty-wrapper-tty" &&
 # --- terminal hijack: a process left behind reads what the user types ------
 # The user's interactive bash runs a tool that leaves ./ttyprobe behind; it
 # joins the shell's process group (setpgid(0, getsid(0))) or whatever group
-# is in the foreground (tcgetpgrp), and reads the terminal for 4 s. After
+# is in the foreground (tcgetpgrp), or leaves the session (setsid) so that
+# the terminal, no longer its controlling one, is read without job control,
+# through the descriptors it inherited or by opening its path; it reads the
+# terminal for 4 s. After
 # moat returns, the user types a command and a password at a `read -s`
 # prompt. The loot is a file only the attacker writes. (The last "exit" comes
 # after the attacker is done, so a control shell whose first "exit" was stolen
@@ -178,14 +181,16 @@ attack_fails() { # LABEL NAME
 			sed 's/^/#   attacker: /' "$PROJ/loot-$1.log" 2>/dev/null
 	fi
 }
-for variant in session follow; do
+for variant in session follow setsid path; do
 	hijack control "$variant" "300 ./ttyprobe hijack-$variant '$PROJ/loot-control-$variant' 4"
 	hijack run "$variant" "300 '$MOAT' run -- ./ttyprobe hijack-$variant '$PROJ/loot-run-$variant' 4"
 	hijack wrapper "$variant" "300 MOAT_ROOT='$PROJ' '$TOOLS/ttyprobe' hijack-$variant '$PROJ/loot-wrapper-$variant' 4"
 done
-hijack shell session "300 SHELL=/bin/bash '$MOAT' shell" "1000 ./ttyprobe hijack-session '$PROJ/loot-shell-session' 5" "500 exit"
+for variant in session setsid; do
+	hijack shell "$variant" "300 SHELL=/bin/bash '$MOAT' shell" "1000 ./ttyprobe hijack-$variant '$PROJ/loot-shell-$variant' 5" "500 exit"
+done
 wait "${sessions[@]}"
-for variant in session follow; do
+for variant in session follow setsid path; do
 	judge "control-$variant"
 	[ -n "$loot_text" ] &&
 		ok "control: without moat, a process left behind ($variant) steals what the user types next ('$loot_text')" ||
@@ -193,7 +198,9 @@ for variant in session follow; do
 	attack_fails "run-$variant" "moat run: a process left behind ($variant) gets nothing the user types after moat returns"
 	attack_fails "wrapper-$variant" "moat-wrapper: a process left behind ($variant) gets nothing the user types after the tool returns"
 done
-attack_fails shell-session "moat shell: a process left behind gets nothing the user types after the shell exits"
+for variant in session setsid; do
+	attack_fails "shell-$variant" "moat shell: a process left behind ($variant) gets nothing the user types after the shell exits"
+done
 
 
 # --- setpgid into the user's groups, asked directly -------------------------

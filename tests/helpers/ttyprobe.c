@@ -27,6 +27,12 @@
  *                                 session leader (the user's shell)
  *   hijack-follow FILE SECONDS    join whatever group tcgetpgrp() says is in the
  *                                 foreground, again whenever it changes
+ *   hijack-setsid FILE SECONDS    setsid(): its terminal is then no longer its
+ *                                 controlling terminal, so no job control
+ *                                 applies to reading it through the
+ *                                 descriptors it inherited
+ *   hijack-path FILE SECONDS      setsid(), then open its own terminal by path
+ *                                 (found before, from fd 0-2 or /proc/self/stat)
  * Modes exit 0 on success, 1 on failure (message on stderr), 2 for usage. */
 #include <errno.h>
 #include <fcntl.h>
@@ -295,6 +301,77 @@ static void keep(const char *buf, ssize_t n)
 	}
 }
 
+/* The path of this process's terminal: from a descriptor, else from the
+ * device number of its controlling terminal (/proc/self/stat, field 7). */
+static int own_tty_path(char *buf, size_t len)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (ttyname_r(fd, buf, len) == 0)
+			return 0;
+	}
+	char stat[1024] = {0};
+	FILE *f = fopen("/proc/self/stat", "r");
+	if (!f)
+		return -1;
+	size_t n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	char *end = strrchr(stat, ')'); /* after "pid (comm" */
+	int ppid, pgrp, session, tty_nr;
+	char state;
+	if (!end || sscanf(end + 1, " %c %d %d %d %d", &state, &ppid, &pgrp, &session, &tty_nr) != 5)
+		return -1;
+	int major = (tty_nr >> 8) & 0xfff, minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
+	if (major < 136 || major > 143) /* Unix98 pty slaves */
+		return -1;
+	snprintf(buf, len, "/dev/pts/%d", (major - 136) * 256 + minor);
+	return 0;
+}
+
+/* Reads on a terminal that is not the reader's controlling terminal are not
+ * subject to job control: a process in a session of its own reads the
+ * user's terminal alongside the shell, through a descriptor it inherited or
+ * by opening the terminal's path (its own terminal only: never another's). */
+_Noreturn static void steal_alone(int by_path, int seconds)
+{
+	signal(SIGHUP, SIG_IGN);
+	char path[64];
+	int have_path = own_tty_path(path, sizeof(path)) == 0;
+	if (setsid() < 0)
+		note("setsid refused, pid", getpid(), errno);
+	struct pollfd p[3];
+	int n = 0;
+	if (by_path && have_path) {
+		int fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			note("open of its terminal by path refused, fd", fd, errno);
+		} else {
+			note("opened its terminal by path, fd", fd, 0);
+			p[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+		}
+	} else if (by_path) {
+		note("no terminal to name, fd", -1, 0);
+	}
+	for (int fd = 0; !by_path && fd < 3; fd++) {
+		if (isatty(fd))
+			p[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+	}
+	long deadline = now_ms() + seconds * 1000L;
+	while (n > 0 && now_ms() < deadline) {
+		if (poll(p, (nfds_t)n, 20) <= 0)
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (p[i].revents & POLLIN) {
+				char buf[256];
+				ssize_t r = read(p[i].fd, buf, sizeof(buf));
+				if (r > 0)
+					keep(buf, r);
+			}
+		}
+	}
+	_exit(0);
+}
+
 _Noreturn static void steal(int follow, int seconds)
 {
 	signal(SIGHUP, SIG_IGN);
@@ -353,6 +430,7 @@ _Noreturn static void steal(int follow, int seconds)
 	_exit(0);
 }
 
+/* how: 0 session, 1 follow, 2 setsid, 3 path */
 static int hijack(int follow, const char *file, const char *seconds)
 {
 	steal_file = file;
@@ -361,6 +439,8 @@ static int hijack(int follow, const char *file, const char *seconds)
 		fprintf(stderr, "hijack: fork: %s\n", strerror(errno));
 		return 1;
 	}
+	if (pid == 0 && follow >= 2)
+		steal_alone(follow == 3, atoi(seconds));
 	if (pid == 0)
 		steal(follow, atoi(seconds));
 	printf("hijack: left %d behind\n", (int)pid);
@@ -397,6 +477,10 @@ int main(int argc, char **argv)
 		return hijack(0, argv[2], argv[3]);
 	if (strcmp(mode, "hijack-follow") == 0 && argc > 3)
 		return hijack(1, argv[2], argv[3]);
+	if (strcmp(mode, "hijack-setsid") == 0 && argc > 3)
+		return hijack(2, argv[2], argv[3]);
+	if (strcmp(mode, "hijack-path") == 0 && argc > 3)
+		return hijack(3, argv[2], argv[3]);
 	fprintf(stderr, "ttyprobe: unknown mode or missing argument '%s'\n", mode);
 	return 2;
 }

@@ -27,6 +27,8 @@ static int exec_traced(void *arg)
 	struct traced *t = arg;
 	struct error err = {0};
 	int status = launch_enter(t->l, t->cmd, &err);
+	if (!err.msg[0])
+		return status;
 	/* The report says what to grant, and never a grant moat allow refuses. */
 	err.hint[0] = '\0';
 	return cli_fail(&err, status);

@@ -137,6 +137,9 @@ static int confine(struct launch *l, struct error *err)
 
 int launch_enter(struct launch *l, char **argv, struct error *err)
 {
+	/* What planning tried and got past (a pin file not there yet) is no
+	 * failure: only what happens from here on is reported. */
+	error_clear(err);
 	if (l->confirm && confirm(l, err) < 0)
 		return EXIT_MOAT_FAILED;
 	if (l->session)

@@ -190,6 +190,7 @@ enum label {
 	L_EPERM,
 	L_EACCES,
 	L_ENOSYS,
+	L_UNAVAILABLE,
 	L_FIXED, /* labels from here on are made by new_label() */
 	L_COUNT = 96
 };
@@ -310,7 +311,7 @@ static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
 	if (pol->deny_tty_takeover)
 		add_target(t, &n, abi->setpgid, L_SETPGID);
 	for (size_t i = 0; i < ARRAY_LEN(abi->unavailable); i++)
-		add_target(t, &n, abi->unavailable[i], L_ENOSYS);
+		add_target(t, &n, abi->unavailable[i], L_UNAVAILABLE);
 	for (size_t i = 0; i < ARRAY_LEN(abi->refused); i++)
 		add_target(t, &n, abi->refused[i], L_EPERM);
 	for (size_t i = 0; i < ARRAY_LEN(abi->keyrings); i++)
@@ -496,6 +497,10 @@ static void assemble(struct prog *p, const struct seccomp_policy *pol)
 	ret(p, refusal(EACCES));
 	place(p, L_ENOSYS);
 	ret(p, refusal(ENOSYS));
+	/* As on a kernel without them, even under --trace: callers fall back
+	 * to the plain calls, which is no refusal to report. */
+	place(p, L_UNAVAILABLE);
+	ret(p, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
 }
 
 /* Turn label numbers into forward offsets; classic BPF jumps only forward,

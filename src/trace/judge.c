@@ -575,7 +575,7 @@ void trace_judge(pid_t tid, pid_t pid, const char *name, const char *tool, const
 		                          .path = v.path,
 		                          .other = v.other,
 		                          .err = err};
-		trace_log_add(log, &td);
+		trace_record(log, &td);
 	}
 	free(v.path);
 	free(v.other);

@@ -11,6 +11,11 @@
 #include "base/util.h"
 #include "trace/trace.h"
 
+/* Add a refusal to the log, its pid as the refused process sees itself:
+ * a session has a PID namespace of its own, and the tool's own messages
+ * name the pids it knows. */
+void trace_record(struct trace_log *log, struct trace_denial *d);
+
 /* How a watched syscall names its paths. */
 enum sc_kind {
 	SC_OPEN,     /* dirfd, path, flags */

@@ -25,7 +25,6 @@ enum call {
 	C_SOCKET,
 	C_SOCKETPAIR,
 	C_SOCKETCALL,
-	C_IO_URING,
 	C_IOCTL,
 	C_CHMOD,    /* path, mode */
 	C_FCHMOD,   /* fd, mode */
@@ -43,9 +42,6 @@ struct known {
 static const struct known native[] = {
     {SYS_socket, C_SOCKET, "socket"},
     {SYS_socketpair, C_SOCKETPAIR, "socketpair"},
-    {425, C_IO_URING, "io_uring_setup"},
-    {426, C_IO_URING, "io_uring_enter"},
-    {427, C_IO_URING, "io_uring_register"},
     {SYS_ioctl, C_IOCTL, "ioctl"},
 #ifdef SYS_chmod
     {SYS_chmod, C_CHMOD, "chmod"},
@@ -53,6 +49,16 @@ static const struct known native[] = {
     {SYS_fchmod, C_FCHMOD, "fchmod"},
     {SYS_fchmodat, C_FCHMODAT, "fchmodat"},
     {SYS_FCHMODAT2_NR, C_FCHMODAT, "fchmodat2"},
+    {SYS_open, C_OTHER, "open with a set-id mode"},
+    {SYS_openat, C_OTHER, "openat with a set-id mode"},
+    {SYS_creat, C_OTHER, "creat with a set-id mode"},
+    {SYS_mknod, C_OTHER, "mknod with a set-id mode"},
+    {SYS_mknodat, C_OTHER, "mknodat with a set-id mode"},
+    {SYS_prlimit64, C_OTHER, "prlimit64 on another process"},
+    {SYS_setpriority, C_OTHER, "setpriority on another process"},
+    {SYS_ioprio_set, C_OTHER, "ioprio_set on another process"},
+    {SYS_setpgid, C_OTHER, "setpgid into another process group"},
+    {SYS_truncate, C_OTHER, "truncate by path (Landlock below ABI 3 cannot judge it)"},
     {SYS_add_key, C_OTHER, "add_key"},
     {SYS_request_key, C_OTHER, "request_key"},
     {SYS_keyctl, C_OTHER, "keyctl"},
@@ -79,14 +85,22 @@ static const struct known i386[] = {
     {102, C_SOCKETCALL, "socketcall"},
     {359, C_SOCKET, "socket"},
     {360, C_SOCKETPAIR, "socketpair"},
-    {425, C_IO_URING, "io_uring_setup"},
-    {426, C_IO_URING, "io_uring_enter"},
-    {427, C_IO_URING, "io_uring_register"},
     {54, C_IOCTL, "ioctl"},
     {15, C_CHMOD, "chmod"},
     {94, C_FCHMOD, "fchmod"},
     {306, C_FCHMODAT, "fchmodat"},
     {SYS_FCHMODAT2_NR, C_FCHMODAT, "fchmodat2"},
+    {5, C_OTHER, "open with a set-id mode"},
+    {295, C_OTHER, "openat with a set-id mode"},
+    {8, C_OTHER, "creat with a set-id mode"},
+    {14, C_OTHER, "mknod with a set-id mode"},
+    {297, C_OTHER, "mknodat with a set-id mode"},
+    {340, C_OTHER, "prlimit64 on another process"},
+    {97, C_OTHER, "setpriority on another process"},
+    {289, C_OTHER, "ioprio_set on another process"},
+    {57, C_OTHER, "setpgid into another process group"},
+    {92, C_OTHER, "truncate by path (Landlock below ABI 3 cannot judge it)"},
+    {193, C_OTHER, "truncate64 by path (Landlock below ABI 3 cannot judge it)"},
     {286, C_OTHER, "add_key"},
     {287, C_OTHER, "request_key"},
     {288, C_OTHER, "keyctl"},
@@ -168,7 +182,7 @@ void trace_judge_seccomp(pid_t tid, pid_t pid, const char *name, const char *too
 #ifdef X32_BIT
 		if (nr & X32_BIT) {
 			snprintf(detail, sizeof(detail), "x32 system call %d", nr & ~X32_BIT);
-			trace_log_add(log, &d);
+			trace_record(log, &d);
 			return;
 		}
 #endif
@@ -191,10 +205,6 @@ void trace_judge_seccomp(pid_t tid, pid_t pid, const char *name, const char *too
 		d.op = TRACE_SOCKET;
 		snprintf(detail, sizeof(detail), "i386 socketcall %s",
 		         (uint32_t)args[0] == 8 ? "socketpair" : "socket");
-		break;
-	case C_IO_URING:
-		d.op = TRACE_IO_URING;
-		snprintf(detail, sizeof(detail), "%s", k->name);
 		break;
 	case C_IOCTL: {
 		const char *req = ioctl_name((uint32_t)args[1]);
@@ -221,6 +231,6 @@ void trace_judge_seccomp(pid_t tid, pid_t pid, const char *name, const char *too
 			snprintf(detail, sizeof(detail), "%s", k->name);
 		break;
 	}
-	trace_log_add(log, &d);
+	trace_record(log, &d);
 }
 #endif

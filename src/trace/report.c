@@ -65,12 +65,11 @@ void trace_log_free(struct trace_log *log)
 }
 
 static const char *const op_names[] = {
-    [TRACE_READ] = "read",         [TRACE_LIST] = "list",     [TRACE_WRITE] = "write",
-    [TRACE_EXEC] = "exec",         [TRACE_CREATE] = "create", [TRACE_MKDIR] = "mkdir",
-    [TRACE_SYMLINK] = "symlink",   [TRACE_BIND] = "bind",     [TRACE_REMOVE] = "remove",
-    [TRACE_RENAME] = "rename",     [TRACE_LINK] = "link",     [TRACE_SOCKET] = "socket",
-    [TRACE_IO_URING] = "io_uring", [TRACE_IOCTL] = "ioctl",   [TRACE_SETID] = "chmod",
-    [TRACE_SYSCALL] = "syscall",
+    [TRACE_READ] = "read",       [TRACE_LIST] = "list",     [TRACE_WRITE] = "write",
+    [TRACE_EXEC] = "exec",       [TRACE_CREATE] = "create", [TRACE_MKDIR] = "mkdir",
+    [TRACE_SYMLINK] = "symlink", [TRACE_BIND] = "bind",     [TRACE_REMOVE] = "remove",
+    [TRACE_RENAME] = "rename",   [TRACE_LINK] = "link",     [TRACE_SOCKET] = "socket",
+    [TRACE_IOCTL] = "ioctl",     [TRACE_SETID] = "chmod",   [TRACE_SYSCALL] = "syscall",
 };
 
 const char *trace_op_name(enum trace_op op)
@@ -426,10 +425,6 @@ static const char *seccomp_why(const struct trace_denial *d)
 {
 	const char *x = d->detail ? d->detail : "";
 	switch (d->op) {
-	case TRACE_IO_URING:
-		return "refused together with new unix sockets (io_uring can make and connect them "
-		       "without socket()); programs fall back to plain system calls, and the "
-		       ".sockets setting lets it through too";
 	case TRACE_IOCTL:
 		if (strcmp(x, "TIOCSPGRP") == 0)
 			return "moat run and wrapped tools keep a process from taking the "

@@ -33,11 +33,10 @@ enum trace_op {
 	TRACE_RENAME,  /* move path to other */
 	TRACE_LINK,    /* hard-link path as other */
 	/* Refused by the sandbox's seccomp filter, not by a path rule: */
-	TRACE_SOCKET,   /* a new AF_UNIX socket (Landlock ABI < 9); detail: its type */
-	TRACE_IO_URING, /* io_uring, refused with the unix sockets (ENOSYS) */
-	TRACE_IOCTL,    /* a terminal ioctl; detail: its name */
-	TRACE_SETID,    /* chmod with set-id bits; path: the file when known; detail: the mode */
-	TRACE_SYSCALL,  /* any other refused system call; detail: its name */
+	TRACE_SOCKET,  /* a new AF_UNIX socket (Landlock ABI < 9); detail: its type */
+	TRACE_IOCTL,   /* a terminal ioctl; detail: its name */
+	TRACE_SETID,   /* chmod with set-id bits; path: the file when known; detail: the mode */
+	TRACE_SYSCALL, /* any other refused system call; detail: its name */
 };
 
 /* Does op name a refusal by a path rule, one a grant could change? */

@@ -31,6 +31,7 @@
 #include <linux/audit.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -43,6 +44,7 @@
 #include <sys/uio.h>
 #endif
 
+#include "base/fs.h"
 #include "base/path.h"
 #include "sandbox/seccomp.h"
 #include "trace/linux.h"
@@ -557,3 +559,33 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
 	return rc;
 }
 #endif
+
+/* The last NSpid of /proc/PID/status: the pid in the innermost namespace. */
+static pid_t pid_seen_inside(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	cleanup_free char *buf = NULL;
+	size_t len;
+	struct error unused;
+	if (fs_read_file(path, 1 << 16, &buf, &len, &unused) < 0)
+		return pid;
+	const char *line = strstr(buf, "\nNSpid:");
+	if (!line)
+		return pid;
+	line += 7;
+	long last = pid;
+	for (char *end; *line && *line != '\n'; line = end) {
+		long v = strtol(line, &end, 10);
+		if (end == line)
+			break;
+		last = v;
+	}
+	return (pid_t)last;
+}
+
+void trace_record(struct trace_log *log, struct trace_denial *d)
+{
+	d->pid = pid_seen_inside(d->pid);
+	trace_log_add(log, d);
+}

@@ -11,7 +11,7 @@ cat >"$PROJ/four.sh" <<'EOF'
 cat ~/.ssh/config
 echo x >~/.cache/x
 ~/bin/tool
-ls /tmp >/dev/null
+ls /var/log >/dev/null
 exit 5
 EOF
 
@@ -25,21 +25,16 @@ expect_lines "exactly those four entries, in order, with process and operation" 
  cat[N] read $HOME/.ssh/config
  sh[N] create $HOME/.cache/x
  sh[N] exec $HOME/bin/tool
- ls[N] list /tmp
+ ls[N] list /var/log
 EOF
 	)"
-if [[ $HOME == /tmp/* ]]; then
-	tmp_suggestion=" none for /tmp: it contains your home directory, and moat allow refuses that"
-else
-	tmp_suggestion=" moat allow ls /tmp"
-fi
 expect_lines "one grant per path: read, --write on the directory for a create, --exec" \
 	'^to grant, pick the ones you actually need:$' '^hint:' "$(
 		cat <<EOF
  moat allow cat ~/.ssh/config
  moat allow sh ~/.cache --write
  moat allow sh ~/bin/tool --exec
-$tmp_suggestion
+ moat allow ls /var/log
 EOF
 	)"
 expect_report "a write under \$HOME hints at MOAT_ENV_HOME" '^hint: .*MOAT_ENV_HOME'
@@ -47,11 +42,7 @@ expect_report "a write under \$HOME hints at MOAT_ENV_HOME" '^hint: .*MOAT_ENV_H
 failed=$(apply_suggestions)
 [ -z "$failed" ] && ok "moat allow accepts every suggestion" || not_ok "moat allow accepts every suggestion: $failed"
 trace sh four.sh
-if [[ $HOME == /tmp/* ]]; then
-	expect_report "after the grants only /tmp is left" '^moat: 1 path\(s\) denied'
-else
-	expect_nothing_denied "after the grants nothing is denied"
-fi
+expect_nothing_denied "after the grants nothing is denied"
 [ -f "$HOME/.cache/x" ] && ok "and the write landed" || not_ok "and the write landed"
 forget_grants
 

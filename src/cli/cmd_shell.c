@@ -43,5 +43,5 @@ int cmd_shell(const struct cli_args *a, const struct global_opts *g)
 		                                                  : launch_enter(&l, cmd, &err);
 	}
 	launch_free(&l);
-	return cli_fail(&err, status);
+	return err.msg[0] ? cli_fail(&err, status) : status;
 }

@@ -178,20 +178,6 @@ static void gather_etc_links(struct context *c)
 	}
 }
 
-static void gather_terminals(struct context *c)
-{
-	for (int fd = 0; fd <= 2; fd++) {
-		char name[256];
-		if (!isatty(fd) || ttyname_r(fd, name, sizeof(name)) != 0)
-			continue;
-		bool seen = false;
-		for (size_t i = 0; i < c->nterminals; i++)
-			seen |= strcmp(c->terminals[i], name) == 0;
-		if (!seen && !path_refusal(name))
-			c->terminals[c->nterminals++] = xstrdup(name);
-	}
-}
-
 int context_init(struct context *c, const char *root, const char *home, struct error *err)
 {
 	*c = (struct context){0};
@@ -202,16 +188,8 @@ int context_init(struct context *c, const char *root, const char *home, struct e
 		context_free(c);
 		return -1;
 	}
-	gather_terminals(c);
 	gather_etc_links(c);
 	return 0;
-}
-
-void context_forget_terminals(struct context *c)
-{
-	for (size_t i = 0; i < c->nterminals; i++)
-		free(c->terminals[i]);
-	c->nterminals = 0;
 }
 
 void context_add_shell(struct context *c, const char *dir)
@@ -239,8 +217,6 @@ void context_free(struct context *c)
 	free(c->sockets);
 	free(c->root);
 	free(c->home);
-	for (size_t i = 0; i < c->nterminals; i++)
-		free(c->terminals[i]);
 	for (size_t i = 0; i < c->netc_links; i++)
 		free(c->etc_links[i]);
 	for (size_t i = 0; i < c->nshell_dirs; i++)
@@ -270,8 +246,6 @@ int context_build_profile(const struct context *c, enum platform platform, struc
 	    .platform = platform,
 	    .root = c->root,
 	    .home = c->home,
-	    .terminals = (const char *const *)c->terminals,
-	    .nterminals = c->nterminals,
 	    .etc_links = (const char *const *)c->etc_links,
 	    .netc_links = c->netc_links,
 	    .grants = c->grants,

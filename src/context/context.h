@@ -1,4 +1,4 @@
-/* The context: facts gathered from the host (root, home, terminals, shells,
+/* The context: facts gathered from the host (root, home, shells,
  * config grants) that the profile is built from. All of moat's I/O for
  * building a profile happens here, so profile/ stays pure. */
 #ifndef MOAT_CONTEXT_CONTEXT_H
@@ -13,8 +13,6 @@
 struct context {
 	char *root; /* canonical project root */
 	char *home; /* the real HOME, canonical when it exists */
-	char *terminals[3];
-	size_t nterminals;
 	char *etc_links[16];
 	size_t netc_links;
 	char **shell_dirs; /* canonical */
@@ -32,8 +30,6 @@ struct context {
  * have it from getcwd() or realpath()) for a user whose real home is home.
  * Refuses a root that is home or contains it. */
 int context_init(struct context *c, const char *root, const char *home, struct error *err);
-/* Leave the user's terminals out: a session gets a terminal of its own. */
-void context_forget_terminals(struct context *c);
 void context_add_shell(struct context *c, const char *dir);
 void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access);
 void context_add_socket(struct context *c, const char *path);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include "approvals/approvals.h"
@@ -121,14 +122,26 @@ static int exec_error(const struct launch *l, int e, struct error *err)
 	return err->status;
 }
 
+/* A wrapped tool none of whose stdin, stdout and stderr is a terminal
+ * drops its controlling terminal, so nothing it leaves behind can reach the
+ * user's through /dev/tty. TIOCNOTTY rather than setsid(): the tool stays in
+ * its job's process group (a job's leader could not setsid anyway), so ^C
+ * at the terminal still reaches it. */
+static void leave_terminal(void)
+{
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ioctl(fd, TIOCNOTTY);
+	close(fd);
+}
+
 /* The wrapper keeps the caller's descriptors (make passes its jobserver
- * that way); a session closed them all before it started. A wrapped tool
- * with no terminal gets a session of its own, so nothing it leaves behind
- * can reach the user's terminal through /dev/tty. */
+ * that way); a session closed them all before it started. */
 static int confine(struct launch *l, struct error *err)
 {
 	if (!l->session && !isatty(0) && !isatty(1) && !isatty(2))
-		setsid();
+		leave_terminal();
 	if (sandbox_apply(&l->profile, &l->support, err) < 0 || make_tmpdir(l->ctx.root, err) < 0)
 		return -1;
 	apply_profile_env(&l->profile);

@@ -186,9 +186,6 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, struct 
 	if (!cwd || context_init(&l->ctx, cwd, home, err) < 0)
 		return -1;
 	sb_addf(&l->notes, "root %s (home %s)\n", l->ctx.root, l->ctx.home);
-	/* A session has a terminal of its own (launch/relay.c): the user's is
-	 * no rule of its profile. */
-	context_forget_terminals(&l->ctx);
 	l->ctx.wrapper = find_wrapper();
 	if (plan_load_config(l, err) < 0 || choose_shells(l, shells, n, err) < 0)
 		return -1;
@@ -196,6 +193,7 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, struct 
 	if (plan_build_profile(l, NULL, err) < 0)
 		return -1;
 	profile_isolate(&l->profile);
+	sandbox_note_own_pids(&l->support);
 	if (overrides_collect(&l->overrides, err) < 0 ||
 	    overrides_check_home(&l->overrides, &l->profile, "'*'", err) < 0)
 		return -1;

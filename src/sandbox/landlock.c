@@ -64,6 +64,27 @@ static int ll_abi(void)
 	return landlock_abi_in_effect(abi < 0 ? 0 : (int)abi);
 }
 
+/* What this ABI leaves open, then what moat refuses in its place. A
+ * session in its own PID namespace cannot even name another process, so
+ * signals are no gap there. */
+static void describe(struct sandbox_support *s, bool own_pids)
+{
+	struct strbuf gaps = STRBUF_INIT, refused = STRBUF_INIT;
+	if (s->abi < 5)
+		sb_adds(&gaps, ", ioctls on device files (ABI 5)");
+	if (s->abi < 6 && !own_pids)
+		sb_adds(&gaps, ", signals to your other processes (ABI 6)");
+	if (s->abi < SECCOMP_LANDLOCK_ABI_TRUNCATE)
+		sb_adds(&refused, ", truncate() by path, in the project too (ABI 3)");
+	if (s->abi < 2)
+		sb_adds(&refused, ", renames and links across directories, in the project too "
+		                  "(EXDEV, ABI 2)");
+	snprintf(s->not_enforced, sizeof(s->not_enforced), "%s%s%s", gaps.len ? gaps.buf + 2 : "",
+	         refused.len ? "; refused instead: " : "", refused.len ? refused.buf + 2 : "");
+	sb_release(&gaps);
+	sb_release(&refused);
+}
+
 int sandbox_probe(struct sandbox_support *s, struct error *err)
 {
 	*s = (struct sandbox_support){.abi = ll_abi()};
@@ -78,22 +99,13 @@ int sandbox_probe(struct sandbox_support *s, struct error *err)
 		err->status = EXIT_MOAT_FAILED;
 		return -1;
 	}
-	/* What this ABI leaves open, then what moat refuses in its place. */
-	struct strbuf gaps = STRBUF_INIT, refused = STRBUF_INIT;
-	if (s->abi < 5)
-		sb_adds(&gaps, ", ioctls on device files (ABI 5)");
-	if (s->abi < 6)
-		sb_adds(&gaps, ", signals to your other processes (ABI 6)");
-	if (s->abi < SECCOMP_LANDLOCK_ABI_TRUNCATE)
-		sb_adds(&refused, ", truncate() by path, in the project too (ABI 3)");
-	if (s->abi < 2)
-		sb_adds(&refused, ", renames and links across directories, in the project too "
-		                  "(EXDEV, ABI 2)");
-	snprintf(s->not_enforced, sizeof(s->not_enforced), "%s%s%s", gaps.len ? gaps.buf + 2 : "",
-	         refused.len ? "; refused instead: " : "", refused.len ? refused.buf + 2 : "");
-	sb_release(&gaps);
-	sb_release(&refused);
+	describe(s, false);
 	return 0;
+}
+
+void sandbox_note_own_pids(struct sandbox_support *s)
+{
+	describe(s, true);
 }
 
 /* Every rule but the fixed system ones holds a canonical path: the root,

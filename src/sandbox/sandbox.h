@@ -23,6 +23,10 @@ struct sandbox_support {
  * unconfined silently. */
 int sandbox_probe(struct sandbox_support *s, struct error *err);
 
+/* Say what is not enforced for a session that asks for its own PID
+ * namespace: other processes are out of its reach whatever the ABI. */
+void sandbox_note_own_pids(struct sandbox_support *s);
+
 /* Confine the calling process (and all it will exec) to the profile:
  * no_new_privs, the seccomp filter, then one Landlock ruleset. Must be called
  * single-threaded, right before exec. */

@@ -93,6 +93,11 @@ static void compile_failed(const char *message, const char *sbpl, struct error *
 	err->status = 125;
 }
 
+void sandbox_note_own_pids(struct sandbox_support *s)
+{
+	(void)s;
+}
+
 /* macOS has no namespaces: a session is a plain child, and the host's
  * /tmp stays denied by the profile rather than replaced. */
 pid_t sandbox_spawn(bool want_isolation, bool *isolated)

@@ -31,7 +31,7 @@ mkdir -p "$HOME/.cargo" "$HOME/.npm" "$HOME/.gitconfig.d"
 run "$MOAT" --help
 commands=$(sed -n '/^commands:/,/^$/s/^  \([a-z]\+\) .*/\1/p' "$T/.out" | sort | tr '\n' ' ' | sed 's/ $//')
 expect_cands "every command of --help, and only those" "$commands" ''
-expect_cands "commands by prefix" "unallow unapprove unlink" un
+expect_cands "commands by prefix" "unallow unapprove unlink unpin" un
 expect_cands "moat's own options" "--help --quiet --verbose --version" --
 expect_cands "a command after moat's options" "run" -v r
 missing=
@@ -42,8 +42,8 @@ for c in $commands; do
 	[ "$got" = "$want" ] || missing="$missing $c(want '$want', got '$got')"
 done
 [ -z "$missing" ] && ok "every command's options, as its --help lists them" || not_ok "every command's options:$missing"
-expect_cands "an option's values after it" "rules sbpl" profile --format ''
-expect_cands "and after =" "--format=rules --format=sbpl" profile --format=
+expect_cands "an option's values after it" "json rules sbpl" profile --format ''
+expect_cands "and after =" "--format=json --format=rules --format=sbpl" profile --format=
 expect_cands "by prefix" "--format=sbpl" profile --format=s
 expect_cands "local shell names" "alpha alpine beta" run ''
 expect_cands "by prefix" "alpha alpine" shell al
@@ -60,7 +60,7 @@ expect_cands "unlink: the linked directories" "$PROJ :dirs" unlink ''
 expect_cands "link -r likewise" "$PROJ :dirs" link -r ''
 expect_cands "link DIR: shells" "alpha alpine beta" link . ''
 expect_cands "detect: a directory" ":dirs" detect ''
-expect_cands "help: a command" "unallow unapprove unlink" help un
+expect_cands "help: a command" "unallow unapprove unlink unpin" help un
 expect_cands "check: nothing" "" check ''
 expect_cands "a shell given as a path" ":dirs" run ./sh
 run "$MOAT" __complete -- moat profile --f
@@ -98,7 +98,7 @@ expect_bash "a command" "profile" "moat pro"
 expect_bash "after -v" "run" "moat -v ru"
 expect_bash "an option" "--format=" "moat profile --fo"
 expect_bash "its value after =" "sbpl" "moat profile --format=s"
-expect_bash "its value after a space" "rules sbpl" "moat profile --format "
+expect_bash "its value after a space" "json rules sbpl" "moat profile --format "
 expect_bash "shell names" "alpha alpine" "moat run al"
 expect_bash "a command after --" "truncate" "moat run alpha -- trunca"
 echo x >"$PROJ/readme"
@@ -133,7 +133,7 @@ if command -v zsh >/dev/null; then
 		[ "$got" = "$want" ] && ok "zsh: $name" || { not_ok "zsh: $name" && echo "#   $*: want '$want', got '$got'"; }
 	}
 	expect_zsh "a command" "profile" moat pro
-	expect_zsh "an option with its value" "--format=rules --format=sbpl" moat profile --format=
+	expect_zsh "an option with its value" "--format=json --format=rules --format=sbpl" moat profile --format=
 	expect_zsh "shell names" "alpha alpine" moat run al
 	expect_zsh "a command after --" ":commands" moat run -- ''
 	expect_zsh "granted paths" "~/.cargo ~/.npm" moat unallow cargo ''
@@ -151,7 +151,7 @@ if command -v fish >/dev/null; then
 		[ "$got" = "$2" ] && ok "fish: $1" || { not_ok "fish: $1" && echo "#   '$3': want '$2', got '$got'"; }
 	}
 	expect_fish "a command" "profile" "moat pro"
-	expect_fish "an option's values" "--format=rules --format=sbpl" "moat profile --format="
+	expect_fish "an option's values" "--format=json --format=rules --format=sbpl" "moat profile --format="
 	expect_fish "shell names" "alpha alpine" "moat run al"
 	expect_fish "granted paths" "~/.cargo ~/.npm" "moat unallow cargo "
 	expect_fish "directories" "subdir/" "moat detect sub"

@@ -92,8 +92,8 @@ with mp.Pool(2) as pool: print("pool:", sum(pool.map(abs, [-1, -2, -3])))'
 	fi
 fi
 
-# A project that lives in /dev/shm (a RAM disk for a fast build): a private
-# tmpfs would hide it, so the session keeps the host's IPC and says so.
+# A project that lives in /dev/shm (a RAM disk for a fast build): it is
+# bound into the session's own /dev/shm, whose other files stay the host's.
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	shmproj=$(mktemp -d /dev/shm/moat-proj.XXXXXX)
 	eval "$(trap -p EXIT | sed "s|^trap -- '|trap -- 'rm -rf $shmproj; |")"
@@ -101,8 +101,17 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	run sh -c "cd '$shmproj' && '$MOAT' run -- sh -c 'cat f && echo x >g && echo WROTE'"
 	grep -q '^IN-SHM$' "$T/.out" && grep -q '^WROTE$' "$T/.out" && ok "a project in /dev/shm still works" ||
 		{ not_ok "a project in /dev/shm still works" && _show "run in /dev/shm"; }
+	[ -f "$shmproj/g" ] && ok "and what it wrote is in the host's /dev/shm project" ||
+		not_ok "and what it wrote is in the host's /dev/shm project"
+	shmdecoy=$(mktemp /dev/shm/moat-decoy.XXXXXX)
+	echo SHM-DECOY >"$shmdecoy"
+	run sh -c "cd '$shmproj' && '$MOAT' run -- ls /dev/shm"
+	[ "$rc" -eq 0 ] && ! grep -qF "$(basename "$shmdecoy")" "$T/.out" &&
+		ok "while the rest of the host's /dev/shm stays out of sight" ||
+		{ not_ok "while the rest of the host's /dev/shm stays out of sight" && _show ls; }
+	rm -f "$shmdecoy"
 	run sh -c "cd '$shmproj' && '$MOAT' profile"
-	expect_out "and moat profile says its IPC is shared" '^ipc: shared'
+	expect_out "and moat profile says its IPC is private" '^ipc: private'
 	rm -rf "$shmproj"
 fi
 

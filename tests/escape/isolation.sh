@@ -170,6 +170,12 @@ judge() {
 	[ -e "$h.ran" ] && user_ran=yes || user_ran=no
 	grep -q 'hijack: left [0-9]* behind' "$h.out" && started=yes || started=no
 }
+# attack_known LABEL NAME WHY: a hijack the design leaves open (docs/security.md):
+# TODO while it steals, a failure once it no longer does.
+attack_known() {
+	judge "$1"
+	known_breakage "$2" "$3" test -n "$loot_text"
+}
 attack_fails() { # LABEL NAME
 	judge "$1"
 	if [ "$started" = no ]; then
@@ -196,10 +202,16 @@ for variant in session follow setsid path; do
 		ok "control: without moat, a process left behind ($variant) steals what the user types next ('$loot_text')" ||
 		{ not_ok "control: without moat, a process left behind ($variant) steals what the user types next" && _show hijack; }
 	attack_fails "run-$variant" "moat run: a process left behind ($variant) gets nothing the user types after moat returns"
-	attack_fails "wrapper-$variant" "moat-wrapper: a process left behind ($variant) gets nothing the user types after the tool returns"
+	if [ "$variant" = setsid ]; then
+		attack_known "wrapper-$variant" "moat-wrapper: a process left behind ($variant) gets nothing the user types after the tool returns" \
+			"a wrapped tool is on the user's terminal itself: after setsid() its descriptors read the terminal without job control (docs/security.md)"
+	else
+		attack_fails "wrapper-$variant" "moat-wrapper: a process left behind ($variant) gets nothing the user types after the tool returns"
+	fi
 done
 for variant in session setsid; do
-	attack_fails "shell-$variant" "moat shell: a process left behind ($variant) gets nothing the user types after the shell exits"
+	attack_known "shell-$variant" "moat shell: a process left behind ($variant) gets nothing the user types after the shell exits" \
+		"inside moat shell a process of the session reads what is typed into it, 'exit' too, so the session never ends (docs/security.md)"
 done
 
 
@@ -257,8 +269,9 @@ sleep 0.5
 	not_ok "control: ^C stops a job whose descriptors are all redirected (left alone, it leaves its file)"
 [ ! -e "$PROJ/survived-run" ] && ok "moat run: ^C stops the tool when none of 0, 1, 2 is the terminal" ||
 	not_ok "moat run: ^C stops the tool when none of 0, 1, 2 is the terminal (it ran on)"
-iso_known_breakage "moat-wrapper: ^C at the terminal does not reach a wrapped tool none of whose 0, 1, 2 is the terminal (its own session)" \
-	test -e "$PROJ/survived-wrapper"
+[ ! -e "$PROJ/survived-wrapper" ] &&
+	ok "moat-wrapper: ^C stops a wrapped tool none of whose 0, 1, 2 is the terminal (it left the terminal with TIOCNOTTY, not its job)" ||
+	not_ok "moat-wrapper: ^C stops a wrapped tool none of whose 0, 1, 2 is the terminal (it ran on)"
 
 # --- killing and starving processes outside --------------------------------
 # The victims run from a directory every user can read (the checkout may not be).

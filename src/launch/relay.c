@@ -83,7 +83,8 @@ int relay_open(struct relay *r, struct error *err)
 	catch_signals();
 	if (r->user_tty < 0)
 		return 0;
-	r->user_in = r->on_slave[0] ? 0 : -1;
+	const char *tty = r->on_slave[0] ? NULL : ttyname(r->user_tty);
+	r->user_in = r->on_slave[0] ? 0 : tty ? open(tty, O_RDONLY | O_NOCTTY | O_CLOEXEC) : -1;
 	r->user_out = r->on_slave[1] ? 1 : r->on_slave[2] ? 2 : r->user_tty;
 	r->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	const char *name = r->master >= 0 && grantpt(r->master) == 0 && unlockpt(r->master) == 0
@@ -103,12 +104,31 @@ int relay_open(struct relay *r, struct error *err)
 	return 0;
 }
 
+int relay_take_terminal(struct relay *r)
+{
+	if (setsid() < 0)
+		return -1;
+	return r->slave < 0 ? 0 : ioctl(r->slave, TIOCSCTTY, 0);
+}
+
+void relay_foreground(struct relay *r, pid_t tool)
+{
+	setpgid(tool, tool);
+	if (r->slave < 0)
+		return;
+	/* From a process not in the foreground this stops it (SIGTTOU). */
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGTTOU, &ign, &old);
+	tcsetpgrp(r->slave, tool);
+	sigaction(SIGTTOU, &old, NULL);
+}
+
 int relay_attach(struct relay *r)
 {
+	relay_foreground(r, getpid());
 	if (r->slave < 0)
 		return 0;
-	if (ioctl(r->slave, TIOCSCTTY, 0) < 0)
-		return -1;
 	for (int fd = 0; fd <= 2; fd++)
 		if (r->on_slave[fd] && dup2(r->slave, fd) < 0)
 			return -1;

@@ -30,9 +30,18 @@ struct relay {
  * stdin, stdout and stderr is a terminal. */
 int relay_open(struct relay *r, struct error *err);
 
-/* In the tool's process, a session leader: make the slave its controlling
- * terminal and its stdin/stdout/stderr where those were the user's. */
+/* In the session's supervisor: a session of its own, whose controlling
+ * terminal is the slave. The tool runs in a process group of that session
+ * (not a session of its own): a group whose parent lies outside its session
+ * is orphaned, and the kernel drops ^Z and every stop signal to it. */
+int relay_take_terminal(struct relay *r);
+
+/* In the tool's process: a process group of its own in the foreground of
+ * the slave, and the slave as its stdin/stdout/stderr where those were the
+ * user's terminal. The supervisor makes the tool's group the foreground
+ * too (relay_foreground), so neither waits on the other. */
 int relay_attach(struct relay *r);
+void relay_foreground(struct relay *r, pid_t tool);
 
 /* Relay until events_fd (the session's messages, launch/run.c) is readable
  * or closed. Signals sent to moat are passed on to session_pid. Works

@@ -15,6 +15,7 @@
  * When the tool ends, the supervisor reports and exits, and with PID 1
  * gone the kernel kills everything the tool left behind. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,7 +57,7 @@ static void send_event(int fd, char kind, int value, const struct error *err)
 static void start_tool(struct launch *l, struct relay *r, char **argv, int events)
 {
 	struct error err = {0};
-	if (setsid() < 0 || relay_attach(r) < 0) {
+	if (relay_attach(r) < 0) {
 		error_set(&err, "cannot give the sandbox its own terminal: %s", strerror(errno));
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
@@ -83,6 +84,9 @@ static void catch_supervisor_signals(void)
 	static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	if (platform_pipe_cloexec(supervisor_signal_pipe) < 0)
 		return;
+	/* Drained until empty, so never blocking. */
+	fcntl(supervisor_signal_pipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(supervisor_signal_pipe[1], F_SETFL, O_NONBLOCK);
 	struct sigaction sa = {.sa_handler = on_supervisor_signal};
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < ARRAY_LEN(sigs); i++)
@@ -161,6 +165,8 @@ static void supervisor(struct launch *l, struct relay *r, char **argv, bool isol
 {
 	close(ch->events[0]);
 	close(ch->control[1]);
+	if (r->user_in > 2)
+		close(r->user_in); /* the user's terminal is moat's to read, not the sandbox's */
 	struct error err = {0};
 	if (sandbox_private_mounts(&l->profile, isolated, &err) < 0) {
 		send_event(ch->events[1], 'E', EXIT_MOAT_FAILED, &err);
@@ -168,12 +174,19 @@ static void supervisor(struct launch *l, struct relay *r, char **argv, bool isol
 	}
 	if (!isolated)
 		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	if (relay_take_terminal(r) < 0) {
+		error_set(&err, "cannot give the sandbox its own terminal: %s", strerror(errno));
+		send_event(ch->events[1], 'E', EXIT_MOAT_FAILED, &err);
+		_exit(EXIT_MOAT_FAILED);
+	}
 	catch_supervisor_signals();
 	pid_t tool = fork();
 	if (tool == 0) {
 		close(ch->control[0]);
 		start_tool(l, r, argv, ch->events[1]);
 	}
+	if (tool > 0)
+		relay_foreground(r, tool);
 	/* The terminal is the tool's now: held here, it would keep the
 	 * pseudo-terminal open after everything in the sandbox has exited. */
 	if (r->slave >= 0)

@@ -209,10 +209,11 @@ for variant in session follow setsid path; do
 		attack_fails "wrapper-$variant" "moat-wrapper: a process left behind ($variant) gets nothing the user types after the tool returns"
 	fi
 done
-for variant in session setsid; do
-	attack_known "shell-$variant" "moat shell: a process left behind ($variant) gets nothing the user types after the shell exits" \
-		"inside moat shell a process of the session reads what is typed into it, 'exit' too, so the session never ends (docs/security.md)"
-done
+# Joining the session leader's group gets a process nothing: the leader is
+# moat's supervisor, whose group is never the terminal's foreground.
+attack_fails "shell-session" "moat shell: a process left behind (session) gets nothing the user types after the shell exits"
+attack_known "shell-setsid" "moat shell: a process left behind (setsid) gets nothing the user types after the shell exits" \
+	"inside moat shell a process that leaves the session still holds the sandbox's terminal and reads what is typed into it, 'exit' too, so the session never ends (docs/security.md)"
 
 
 # --- setpgid into the user's groups, asked directly -------------------------

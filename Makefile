@@ -104,6 +104,9 @@ $(B)/abi/moat-wrapper: $(call obj,$(WRAPPER_SRC)) $(ABI_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) $(WRAPPER_LDFLAGS) -o $@ $^
 
+# The SBPL reader only the tests need (moat's own output, read back).
+$(B)/tests/unit/test_sbpl: $(B)/obj/tests/unit/sbpl_reader.o
+
 $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^

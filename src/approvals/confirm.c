@@ -102,7 +102,7 @@ static int confirm(const char *home, const char *bin, const struct profile *p,
 {
 	enum confirm_mode mode;
 	if (confirm_mode_from_env(&mode, err) < 0) {
-		err->status = 125;
+		err->status = EXIT_MOAT_FAILED;
 		return -1;
 	}
 	if (mode == CONFIRM_NEVER)
@@ -142,7 +142,7 @@ static int confirm(const char *home, const char *bin, const struct profile *p,
 		approvals_update(home, remember, &r, &ignored);
 	}
 	if (rc < 0)
-		err->status = 125;
+		err->status = EXIT_MOAT_FAILED;
 out:
 	access_set_free(&set);
 	return rc;

@@ -59,26 +59,6 @@ struct sbpl_param {
 /* Fill params for p and return how many there are (today: the root). */
 size_t sbpl_params(const struct profile *p, struct sbpl_param params[SBPL_MAX_PARAMS]);
 
-/* A path the rendered profile grants, read back from the SBPL text. */
-struct sbpl_grant {
-	char *path;      /* parameters resolved */
-	unsigned access; /* enum access bits that its operations amount to */
-	bool literal;    /* (literal ...) rather than (subpath ...) */
-	bool no_sandbox; /* a jailbreak: process-exec (with no-sandbox) */
-};
-
-/* Read back what SBPL rendered by sbpl_render() grants: every (allow ...)
- * with path filters, its operations mapped back to access bits (the inverse
- * of the table above; exec only when both process-exec and
- * file-map-executable are there). A path granted by several forms gets the
- * union. Operations or forms sbpl_render() never writes are errors, not
- * guesses: this reads moat's own output, not SBPL in general. Used by the
- * tests to show the rendering says exactly what the model says.
- * Returns 0 with *out (caller frees with sbpl_grants_free()), or -1 + err. */
-int sbpl_grants(const char *sbpl, const struct sbpl_param *params, size_t nparams,
-                struct sbpl_grant **out, size_t *nout, struct error *err);
-void sbpl_grants_free(struct sbpl_grant *grants, size_t n);
-
 /* The profile line a libsandbox compile error points at ("... at <input
  * string>, line 5" or "<input string>:5:1: ..."), or 0 when it names none. */
 unsigned sbpl_error_line(const char *message);

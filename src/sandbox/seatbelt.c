@@ -68,7 +68,7 @@ static int load_libsandbox(struct libsandbox *ls, struct error *err)
 	error_hint(err, "moat uses the private interface of " LIBSANDBOX
 	                ", which this macOS may have changed");
 	error_hint(err, "moat never runs a tool unconfined");
-	err->status = 125;
+	err->status = EXIT_MOAT_FAILED;
 	return -1;
 }
 
@@ -90,7 +90,7 @@ static void compile_failed(const char *message, const char *sbpl, struct error *
 	if (line)
 		error_hint(err, "line %u of the profile is: %s", n, line);
 	error_hint(err, "`moat profile --format=sbpl` prints the whole profile");
-	err->status = 125;
+	err->status = EXIT_MOAT_FAILED;
 }
 
 void sandbox_note_own_pids(struct sandbox_support *s)
@@ -130,7 +130,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	struct strbuf sbpl = STRBUF_INIT;
 	if (sbpl_render(p, &sbpl, err) < 0) {
 		sb_release(&sbpl);
-		err->status = 125;
+		err->status = EXIT_MOAT_FAILED;
 		return -1;
 	}
 
@@ -139,7 +139,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	void *compiled = NULL;
 	if (!params) {
 		error_set(err, "cannot sandbox: libsandbox could not allocate parameters");
-		err->status = 125;
+		err->status = EXIT_MOAT_FAILED;
 		goto out;
 	}
 	struct sbpl_param list[SBPL_MAX_PARAMS];
@@ -166,7 +166,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 			error_hint(err,
 			           "this process is already in a sandbox that is not moat's, and "
 			           "Seatbelt applies only one");
-		err->status = 125;
+		err->status = EXIT_MOAT_FAILED;
 		goto out;
 	}
 	rc = 0;

@@ -137,10 +137,12 @@ static void unknown_shell(const char *name, const char *home, enum nix_unknown w
 
 static bool has_relative_entry(const char *list)
 {
-	for (const char *p = list; *p; p += strcspn(p, ":"), p += *p == ':')
-		if (*p != ':' && *p != '/')
-			return true;
-	return false;
+	char **dirs = path_list_split(list, NULL);
+	bool relative = false;
+	for (char **d = dirs; *d && !relative; d++)
+		relative = **d && **d != '/';
+	path_list_free(dirs);
+	return relative;
 }
 
 static int resolve_realpath(const char *path, char **canon, void *arg, struct error *err)

@@ -270,11 +270,9 @@ static void locate(void)
 	located.how = "PATH";
 	located.start_errno = ENOENT;
 	const char *path = getenv("PATH");
-	cleanup_free char *copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-	for (char *p = copy, *colon; p; p = colon ? colon + 1 : NULL) {
-		colon = strchr(p, ':');
-		if (colon)
-			*colon = '\0';
+	char **dirs = path_list_split(path && *path ? path : "/usr/local/bin:/usr/bin:/bin", NULL);
+	for (char **dir = dirs; *dir; dir++) {
+		const char *p = *dir;
 		cleanup_free char *cand = path_join(*p ? p : ".", "nix");
 		if (!executable_file(cand))
 			continue;
@@ -292,8 +290,9 @@ static void locate(void)
 		}
 		located.path = steal_ptr(&cand);
 		located.start_errno = 0;
-		return;
+		break;
 	}
+	path_list_free(dirs);
 }
 
 int nix_locate(struct nix_location *loc, struct error *err)

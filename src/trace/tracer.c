@@ -470,7 +470,7 @@ static void child_main(const struct trace_opts *o, int go_fd, int report_fd)
 		n = read(go_fd, &go, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
-		_exit(125);
+		_exit(EXIT_MOAT_FAILED);
 	struct error err = {0};
 	/* The sandbox's own filter, installed by the child, then raises SIGSYS
 	 * for what it refuses: RET_ERRNO would outrank this tracer's RET_TRACE
@@ -482,7 +482,7 @@ static void child_main(const struct trace_opts *o, int go_fd, int report_fd)
 		trace_filter_install(&err);
 	if (err.msg[0]) {
 		(void)!write(report_fd, err.msg, strlen(err.msg));
-		_exit(125);
+		_exit(EXIT_MOAT_FAILED);
 	}
 	close(report_fd);
 	_exit(o->child(o->arg));
@@ -499,7 +499,7 @@ static int seize(pid_t pid, struct error *err)
 	if (errno == EPERM)
 		error_hint(err, "ptrace is restricted here: kernel.yama.ptrace_scope, a "
 		                "container's seccomp profile, or moat itself being traced");
-	err->status = 125;
+	err->status = EXIT_MOAT_FAILED;
 	return -1;
 }
 
@@ -531,7 +531,7 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 		}
-		err->status = 125;
+		err->status = EXIT_MOAT_FAILED;
 		return -1;
 	}
 	struct tracer t = {.main = pid, .opts = o, .log = log};
@@ -555,7 +555,7 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
 		rc = -1;
 	}
 	if (rc < 0)
-		err->status = 125;
+		err->status = EXIT_MOAT_FAILED;
 	return rc;
 }
 #endif

@@ -11,7 +11,7 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
 	(void)log;
 	(void)status;
 	error_set(err, "--trace is only implemented on Linux so far");
-	err->status = 125;
+	err->status = EXIT_MOAT_FAILED;
 	return -1;
 }
 #endif

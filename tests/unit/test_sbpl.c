@@ -21,6 +21,7 @@
 #include "base/strbuf.h"
 #include "profile/profile.h"
 #include "sandbox/sbpl.h"
+#include "sbpl_reader.h"
 #include "tap.h"
 
 #define ROOT "/Users/you/git/project"

@@ -16,6 +16,9 @@
  *    iopl, ioperm, bpf: root keeps its capabilities inside Landlock, and
  *    each of these reaches past any filesystem rule (kernel code, raw I/O
  *    ports, kprobes that write other processes' memory).
+ *  - fanotify_init: since Linux 5.13 an unprivileged process may watch, by
+ *    inode, files Landlock does not let it open (when ~/.ssh/id_rsa is read,
+ *    which files an editor touches); build tools use inotify, which stays.
  *  - add_key, request_key, keyctl (ENOSYS, as on a kernel without keys):
  *    the kernel keyrings are not namespaced and no path names them, so
  *    without this a sandboxed process reads the user's keyring (Kerberos
@@ -91,7 +94,7 @@ struct abi_numbers {
 	uint32_t open, openat;     /* flags in arg 1 / 2, mode in arg 2 / 3 */
 	uint32_t unavailable[4];   /* always ENOSYS: io_uring_*, openat2 */
 	uint32_t keyrings[3];      /* always ENOSYS */
-	uint32_t refused[9];       /* always EPERM */
+	uint32_t refused[10];      /* always EPERM */
 	uint32_t mode_in_arg1[4];  /* chmod, fchmod, creat, mknod: refused with set-id bits */
 	uint32_t mode_in_arg2[3];  /* fchmodat, fchmodat2, mknodat */
 	uint32_t path_truncate[2]; /* truncate, and i386's truncate64 */
@@ -114,7 +117,8 @@ static const struct abi_numbers native = {
     .unavailable = {425, 426, 427, SYS_OPENAT2},
     .keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
     .refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
-                SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf},
+                SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf,
+                SYS_fanotify_init},
     .mode_in_arg1 = {SYS_chmod, SYS_fchmod, SYS_creat, SYS_mknod},
     .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2, SYS_mknodat},
     .path_truncate = {SYS_truncate, NO_NR},
@@ -134,7 +138,7 @@ static const struct abi_numbers i386 = {
     .openat = 295,
     .unavailable = {425, 426, 427, SYS_OPENAT2},
     .keyrings = {286, 287, 288},
-    .refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357},
+    .refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357, 338},
     .mode_in_arg1 = {15, 94, 8, 14},
     .mode_in_arg2 = {306, SYS_FCHMODAT2, 297},
     .path_truncate = {92, 193},
@@ -155,7 +159,8 @@ static const struct abi_numbers native = {
     .unavailable = {425, 426, 427, SYS_OPENAT2},
     .keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
     .refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
-                SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf},
+                SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf,
+                SYS_fanotify_init},
     .mode_in_arg1 = {NO_NR, SYS_fchmod, NO_NR, NO_NR},
     .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2, SYS_mknodat},
     .path_truncate = {SYS_truncate, NO_NR},

@@ -75,6 +75,7 @@ static const struct known native[] = {
     {SYS_ioperm, C_OTHER, "ioperm"},
 #endif
     {SYS_bpf, C_OTHER, "bpf"},
+    {SYS_fanotify_init, C_OTHER, "fanotify_init"},
 };
 
 #if defined(__x86_64__)
@@ -112,6 +113,7 @@ static const struct known i386[] = {
     {110, C_OTHER, "iopl"},
     {101, C_OTHER, "ioperm"},
     {357, C_OTHER, "bpf"},
+    {338, C_OTHER, "fanotify_init"},
 };
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64

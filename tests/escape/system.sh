@@ -65,4 +65,20 @@ run env MOAT_ESCAPE_TOKEN=ENV-SECRET "$MOAT" run -- sh -c 'echo "token=$MOAT_ESC
 	ok "by design: the caller's environment is inherited, secrets in it included (docs/security.md)" ||
 	{ not_ok "by design: the caller's environment is inherited (docs/security.md says so)" && _show env; }
 
+# fanotify: since Linux 5.13 an unprivileged process may mark files by inode
+# and learn when they are read, past Landlock. FAN_REPORT_FID (0x200) is what
+# the unprivileged need.
+fan='import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.fanotify_init(0x200, os.O_RDONLY)
+print("fanotify:", "ok" if fd >= 0 else os.strerror(ctypes.get_errno()))'
+run /usr/bin/python3 -c "$fan"
+if grep -q 'fanotify: ok' "$T/.out"; then
+	ok "control: fanotify_init works without moat"
+	run "$MOAT" run -- /usr/bin/python3 -c "$fan"
+	expect_out "refused: fanotify_init inside moat" '^fanotify: Operation not permitted$'
+else
+	skip "prerequisite: fanotify for this user (Linux 5.13, or root): $(cat "$T/.out")"
+fi
+
 done_testing

@@ -178,6 +178,10 @@ static void check_abi(int abi, bool sockets_let_through)
 	CHECK(verdict(X86_64, SYS_chmod, 0, 04755, 0) == ERRNO(EPERM) &&
 	          verdict(X86_64, SYS_chmod, 0, 0644, 0) == ALLOW,
 	      "ABI %d%s: chmod with S_ISUID refused, a plain chmod allowed", abi, how);
+	CHECK(verdict(X86_64, SYS_fanotify_init, 0, 0, 0) == ERRNO(EPERM) &&
+	          verdict(I386, 338, 0, 0, 0) == ERRNO(EPERM) &&
+	          verdict(X86_64, SYS_inotify_init1, 0, 0, 0) == ALLOW,
+	      "ABI %d%s: fanotify_init refused, inotify left alone", abi, how);
 	CHECK(verdict(X86_64, SYS_keyctl, 0, 0, 0) == ERRNO(ENOSYS),
 	      "ABI %d%s: keyctl answers ENOSYS", abi, how);
 	CHECK(verdict(X86_64, 0x40000000 | SYS_truncate, 0, 0, 0) == ERRNO(ENOSYS),

@@ -278,9 +278,10 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	close(ch.events[1]);
 	close(ch.control[0]);
 	if (pid > 0 && !isolated && l->support.abi < 6 && l->print_warnings)
-		l->print_warnings("this session has no PID namespace of its own (nested in a session, "
-				  "user namespaces off, or root without CAP_SYS_ADMIN): on this kernel's "
-				  "Landlock ABI it can signal your other processes\n");
+		l->print_warnings(
+		    "this session has no PID namespace of its own (nested in a session, "
+		    "user namespaces off, or root without CAP_SYS_ADMIN): on this kernel's "
+		    "Landlock ABI it can signal your other processes\n");
 	if (pid < 0) {
 		error_set(err, "cannot start the session: %s", strerror(errno));
 		relay_finish(&r);

@@ -120,12 +120,14 @@ static long create(const char *path, mode_t mode)
 	if (strcmp(how, "open") == 0)
 		r = syscall(SYS_open, path, O_CREAT | O_WRONLY | O_EXCL | O_CLOEXEC, mode);
 	else if (strcmp(how, "openat") == 0)
-		r = syscall(SYS_openat, AT_FDCWD, path, O_CREAT | O_WRONLY | O_EXCL | O_CLOEXEC, mode);
+		r = syscall(SYS_openat, AT_FDCWD, path, O_CREAT | O_WRONLY | O_EXCL | O_CLOEXEC,
+		            mode);
 	else if (strcmp(how, "creat") == 0)
 		r = syscall(SYS_creat, path, mode);
 	else if (strcmp(how, "mknod") == 0 || strcmp(how, "mknodat") == 0) {
-		r = strcmp(how, "mknod") == 0 ? syscall(SYS_mknod, path, S_IFREG | mode, 0)
-		                              : syscall(SYS_mknodat, AT_FDCWD, path, S_IFREG | mode, 0);
+		r = strcmp(how, "mknod") == 0
+		        ? syscall(SYS_mknod, path, S_IFREG | mode, 0)
+		        : syscall(SYS_mknodat, AT_FDCWD, path, S_IFREG | mode, 0);
 		if (r == 0)
 			r = open(path, O_WRONLY | O_CLOEXEC);
 	} else if (strcmp(how, "openat2") == 0) {
@@ -203,9 +205,9 @@ int main(int argc, char **argv)
 	}
 	mode_t mode = argc > 3 ? (mode_t)strtoul(argv[3], NULL, 8) : 04755;
 	const char *source = argc > 4 ? argv[4] : "/usr/bin/id";
-	static const char *const ways[] = {"open",       "openat",      "creat",      "mknod",
-	                                   "mknodat",    "openat2",     "o_tmpfile",  "open-i386",
-	                                   "openat-i386", "creat-i386", "mknod-i386", "mknodat-i386"};
+	static const char *const ways[] = {
+	    "open",      "openat",    "creat",       "mknod",      "mknodat",    "openat2",
+	    "o_tmpfile", "open-i386", "openat-i386", "creat-i386", "mknod-i386", "mknodat-i386"};
 	size_t i = 0;
 	while (i < sizeof(ways) / sizeof(ways[0]) && strcmp(ways[i], how) != 0)
 		i++;

@@ -319,7 +319,8 @@ static int own_tty_path(char *buf, size_t len)
 	char *end = strrchr(stat, ')'); /* after "pid (comm" */
 	int ppid, pgrp, session, tty_nr;
 	char state;
-	if (!end || sscanf(end + 1, " %c %d %d %d %d", &state, &ppid, &pgrp, &session, &tty_nr) != 5)
+	if (!end ||
+	    sscanf(end + 1, " %c %d %d %d %d", &state, &ppid, &pgrp, &session, &tty_nr) != 5)
 		return -1;
 	int major = (tty_nr >> 8) & 0xfff, minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
 	if (major < 136 || major > 143) /* Unix98 pty slaves */

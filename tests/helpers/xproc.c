@@ -222,7 +222,8 @@ _Noreturn static void victim_sleep(void)
 static int sched_idle(pid_t pid)
 {
 	struct sched_param sp = {0};
-	return report("sched_setscheduler", sched_setscheduler(pid, SCHED_IDLE, &sp) < 0 ? -errno : 0);
+	return report("sched_setscheduler",
+	              sched_setscheduler(pid, SCHED_IDLE, &sp) < 0 ? -errno : 0);
 }
 
 static int first_cpu(cpu_set_t *set)
@@ -245,7 +246,8 @@ static int affinity(pid_t pid)
 	cpu_set_t set;
 	if (first_cpu(&set) < 0)
 		return fail("sched_getaffinity", errno);
-	return report("sched_setaffinity", sched_setaffinity(pid, sizeof(set), &set) < 0 ? -errno : 0);
+	return report("sched_setaffinity",
+	              sched_setaffinity(pid, sizeof(set), &set) < 0 ? -errno : 0);
 }
 
 static int kill_one(pid_t pid)
@@ -399,9 +401,11 @@ static int self_calls(void)
 		return fail("setpriority(0)", errno);
 	if (setpriority(PRIO_PROCESS, (id_t)me, 2) < 0)
 		return fail("setpriority(getpid())", errno);
-	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT) < 0)
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0,
+	            IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT) < 0)
 		return fail("ioprio_set(0)", errno);
-	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, me, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT) < 0)
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, me,
+	            IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT) < 0)
 		return fail("ioprio_set(getpid())", errno);
 	/* setpgid in a child: a session leader (the tool may be one) cannot
 	 * change its group at all. */
@@ -474,7 +478,8 @@ static void *thread_main(void *arg)
 {
 	long *err = arg;
 	cpu_set_t set;
-	if (first_cpu(&set) < 0 || sched_setaffinity((pid_t)syscall(SYS_gettid), sizeof(set), &set) < 0)
+	if (first_cpu(&set) < 0 ||
+	    sched_setaffinity((pid_t)syscall(SYS_gettid), sizeof(set), &set) < 0)
 		*err = errno ? errno : EINVAL;
 	else if (setpriority(PRIO_PROCESS, 0, 3) < 0)
 		*err = errno;
@@ -525,7 +530,8 @@ static int gated(const char *base, int i386, const char *arg)
 		long r = set_rlimit(i386, (pid_t)n, RLIMIT_CORE, RLIM_INFINITY, RLIM_INFINITY);
 		if (r < 0)
 			return fail("prlimit64 RLIMIT_CORE", (int)-r);
-		return report("prlimit64 RLIMIT_CPU", set_rlimit(i386, (pid_t)n, RLIMIT_CPU, 1, 10));
+		return report("prlimit64 RLIMIT_CPU",
+		              set_rlimit(i386, (pid_t)n, RLIMIT_CPU, 1, 10));
 	}
 	if (strcmp(base, "prlimit-kill") == 0)
 		return report("prlimit64 RLIMIT_CPU", set_rlimit(i386, (pid_t)n, RLIMIT_CPU, 1, 1));

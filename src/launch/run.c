@@ -150,12 +150,12 @@ static void kill_leftovers(void)
 	struct error ignored;
 	if (fs_read_file(path, 1 << 16, &buf, &len, &ignored) < 0)
 		return;
-	for (char *p = buf; *p;) {
-		long pid = strtol(p, &p, 10);
+	for (char *p = buf, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break; /* not a pid list: stop rather than spin */
 		if (pid > 0)
 			kill((pid_t)pid, SIGKILL);
-		while (*p == ' ' || *p == '\n')
-			p++;
 	}
 }
 

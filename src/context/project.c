@@ -45,8 +45,7 @@ static char *find_top(const char *cwd, const char *home)
 	return NULL;
 }
 
-void context_project_root(const char *cwd, const char *home, bool here,
-                          struct project_root *out)
+void context_project_root(const char *cwd, const char *home, bool here, struct project_root *out)
 {
 	*out = (struct project_root){0};
 	cleanup_free char *home_canon = realpath(home, NULL);
@@ -121,9 +120,9 @@ static const struct {
 	const char *name;
 	unsigned access;
 } common_entries[] = {
-    {"objects", ACCESS_RW},     {"refs", ACCESS_RW},    {"logs", ACCESS_RW},
-    {"packed-refs", ACCESS_READ}, {"HEAD", ACCESS_READ}, {"config", ACCESS_READ},
-    {"info", ACCESS_READ},      {"worktrees", ACCESS_READ}, {"shallow", ACCESS_READ},
+    {"objects", ACCESS_RW},       {"refs", ACCESS_RW},        {"logs", ACCESS_RW},
+    {"packed-refs", ACCESS_READ}, {"HEAD", ACCESS_READ},      {"config", ACCESS_READ},
+    {"info", ACCESS_READ},        {"worktrees", ACCESS_READ}, {"shallow", ACCESS_READ},
 };
 
 /* Files of the work tree's git directory that decide where git looks for
@@ -170,9 +169,10 @@ char *context_add_git_worktree(struct context *c, const char *const *areas, size
 	 * lies in the common directory's worktrees/ and points back here. A
 	 * .git file the sandbox rewrote cannot name another repository's. */
 	if (!common || !back || strcmp(back, dotgit) != 0 || strcmp(parent, registry) != 0)
-		return xasprintf("%s/.git names %s, which is not a linked work tree's git directory "
-		                 "registered for this one",
-		                 c->root, wt);
+		return xasprintf(
+		    "%s/.git names %s, which is not a linked work tree's git directory "
+		    "registered for this one",
+		    c->root, wt);
 	if (profile_grant_refusal(wt, c->home) || profile_grant_refusal(common, c->home))
 		return xasprintf("%s/.git names %s, which cannot be granted", c->root, wt);
 	c->git_common = xstrdup(common);
@@ -180,7 +180,8 @@ char *context_add_git_worktree(struct context *c, const char *const *areas, size
 	if (!path_is_under(common, c->root))
 		add_common_entries(c, common);
 	for (size_t i = 0; i < ARRAY_LEN(worktree_protected); i++) {
-		c->git_protect = xrealloc_array(c->git_protect, c->ngit_protect + 1, sizeof(char *));
+		c->git_protect =
+		    xrealloc_array(c->git_protect, c->ngit_protect + 1, sizeof(char *));
 		c->git_protect[c->ngit_protect++] = path_join(wt, worktree_protected[i]);
 	}
 	return NULL;

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/path.h"
@@ -66,11 +67,13 @@ static int make_dir(const struct launch *l, const char *path, struct error *err)
 			if (next < 0 && errno == ENOENT) {
 				cleanup_free char *why = replaceable(l, done.buf);
 				if (why) {
-					rc = error_set(err, "'%s' is %s, where sandboxed code could "
-					                    "plant a link",
+					rc = error_set(err,
+					               "'%s' is %s, where sandboxed code could "
+					               "plant a link",
 					               done.buf, why);
-					error_hint(err, "make the directory yourself if you want the "
-					                "grant");
+					error_hint(err,
+					           "make the directory yourself if you want the "
+					           "grant");
 					break;
 				}
 				making = true;
@@ -101,6 +104,36 @@ static int make_dir(const struct launch *l, const char *path, struct error *err)
 	return rc;
 }
 
+void launch_make_git_files(struct launch *l)
+{
+	for (size_t i = 0; i < l->ctx.ngit_protect; i++) {
+		const char *path = l->ctx.git_protect[i];
+		struct stat st;
+		if (lstat(path, &st) == 0 || errno != ENOENT)
+			continue;
+		/* The git directory was resolved refusing planted links, and
+		 * only git (outside the sandbox) can rename it: the common
+		 * directory's worktrees/ is read-only inside. */
+		cleanup_free char *dir = path_dirname(path);
+		cleanup_close int dirfd =
+		    open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int fd = dirfd < 0
+		             ? -1
+		             : openat(dirfd, path_basename(path),
+		                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (l->print_warnings) {
+			cleanup_free char *line =
+			    xasprintf("cannot create '%s': %s; sandboxed code could make it\n",
+			              path, strerror(errno));
+			l->print_warnings(line);
+		}
+	}
+}
+
 bool launch_grant_dir_to_make(const struct launch *l, const struct rule *r)
 {
 	return r->origin == ORIGIN_GRANT && (r->access & ACCESS_WRITE) &&
@@ -124,8 +157,9 @@ void launch_make_grant_dirs(struct launch *l)
 			continue;
 		if (make_dir(l, r->path, &err) == 0) {
 			if (l->print_notes) {
-				cleanup_free char *line = xasprintf(
-				    "made '%s' (mode 0700) for the write grant to %s\n", r->path, bin);
+				cleanup_free char *line =
+				    xasprintf("made '%s' (mode 0700) for the write grant to %s\n",
+				              r->path, bin);
 				l->print_notes(line);
 			}
 			continue;

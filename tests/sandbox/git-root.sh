@@ -88,6 +88,20 @@ run "$MOAT" run -- sh -c "echo /x >'$wtdir/commondir'"
 run cat "$wtdir/commondir"
 [ "$out" = ../.. ] && ok "commondir is unchanged" || not_ok "commondir is now '$out'"
 
+# With extensions.worktreeConfig on, git reads the linked git directory's
+# config.worktree: a missing one is made empty, so the sandbox cannot plant
+# one (core.hooksPath) for git run later outside it.
+git -C "$PROJ" config extensions.worktreeConfig true
+rm -f "$wtdir/config.worktree"
+run "$MOAT" run -- sh -c "printf '[core]\\n\\thooksPath = /x\\n' >'$wtdir/config.worktree'"
+[ "$rc" = 2 ] && grep -qE 'Read-only file system|Permission denied' "$T/.err" &&
+	ok "a missing config.worktree cannot be created by the sandbox" ||
+	{ not_ok "config.worktree planted"; _show "(last command)"; }
+[ -f "$wtdir/config.worktree" ] && [ ! -s "$wtdir/config.worktree" ] &&
+	ok "moat made it empty" || not_ok "config.worktree: $(cat "$wtdir/config.worktree" 2>&1)"
+expect_ok "git still works there" "$MOAT" run -- git status
+git -C "$PROJ" config --unset extensions.worktreeConfig
+
 # A .git file the sandbox could rewrite names another repository: refused.
 git init -q "$SIBLING"
 git -C "$SIBLING" commit -q --allow-empty -m s

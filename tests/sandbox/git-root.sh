@@ -71,6 +71,19 @@ run git -C "$HOME/linked" log --format=%s -1
 [ "$out" = three ] && ok "the commit landed in the shared repository" || not_ok "last commit is '$out'"
 expect_ok "git log there" "$MOAT" run -- git log --oneline
 
+run "$MOAT" profile --json
+echo "$out" >"$T/profile.json"
+grep -q '"origin":"git"' "$T/profile.json" && ok "moat profile --json lists the git rules (origin git)" || not_ok "no origin git in the JSON"
+if problems=$(python3 "$MOAT_SRC/tests/json-validate.py" "$MOAT_SRC/docs/json-schema.json" profile "$T/profile.json" 2>&1); then
+	ok "and the document validates against docs/json-schema.json"
+else
+	not_ok "the profile JSON does not validate"
+	echo "$problems" | sed 's/^/#   /'
+fi
+run "$MOAT" profile
+expect_out "moat profile names the hooks-free git rules" "$(re_quote "$PROJ/.git/objects") +read/write +git"
+expect_no_out "and never the hooks" "$(re_quote "$PROJ/.git/hooks")"
+
 # What the linked work tree must not reach; each with a control outside moat.
 expect_ok "control: the hooks directory is writable without moat" sh -c "echo : >'$PROJ/.git/hooks/x' && rm '$PROJ/.git/hooks/x'"
 expect_denied "the common directory's hooks are not writable" "$MOAT" run -- sh -c "echo 'touch /pwned' >'$PROJ/.git/hooks/post-commit'"

@@ -118,6 +118,11 @@ enum confirm_mode { CONFIRM_ASK, CONFIRM_NEVER, CONFIRM_ALWAYS };
 /* MOAT_CONFIRM: unset -> ask, "never", "always"; anything else is an error. */
 int confirm_mode_from_env(enum confirm_mode *mode, struct error *err);
 
+/* Must every binary ask, listed in .confirm or not? MOAT_CONFIRM=always
+ * (a review), or a value that is not understood, so that its error is
+ * shown rather than a mistyped review silently skipped. */
+bool confirm_forced(void);
+
 /* Show summary on the terminal (/dev/tty, never stdin) and ask
  * "continue? [y/N]". 1 yes, 0 no (or end of input), -1 no terminal. */
 int confirm_ask(const char *summary);

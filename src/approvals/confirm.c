@@ -26,6 +26,13 @@ int confirm_mode_from_env(enum confirm_mode *mode, struct error *err)
 	return 0;
 }
 
+bool confirm_forced(void)
+{
+	enum confirm_mode mode;
+	struct error ignored;
+	return confirm_mode_from_env(&mode, &ignored) < 0 || mode == CONFIRM_ALWAYS;
+}
+
 static int write_all(int fd, const char *s, size_t n)
 {
 	while (n) {

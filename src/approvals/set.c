@@ -15,8 +15,10 @@ void access_set_from_profile(struct access_set *set, const struct profile *p, co
 {
 	*set = (struct access_set){0};
 	add_item(set, ITEM_HOME, 0, home_seen);
+	/* A linked git work tree's rules widen access beyond the root as a
+	 * grant does, and are asked about as one. */
 	for (size_t i = 0; i < p->nrules; i++)
-		if (p->rules[i].origin == ORIGIN_GRANT)
+		if (p->rules[i].origin == ORIGIN_GRANT || p->rules[i].origin == ORIGIN_GIT)
 			add_item(set, ITEM_GRANT, p->rules[i].access & ACCESS_ALL,
 			         p->rules[i].path);
 	/* By the right, not the origin: a socket listed on a granted path

@@ -11,8 +11,10 @@
 #define MOAT_VERSION "0.1.0"
 
 struct global_opts {
-	bool verbose; /* -v: say how shells, config and paths were resolved */
-	bool quiet;   /* -q: no informational lines, only errors and warnings */
+	bool verbose;     /* -v: say how shells, config and paths were resolved */
+	bool quiet;       /* -q: no informational lines, only errors and warnings */
+	bool here;        /* --here (run, shell, profile): the current directory is the root */
+	const char *prog; /* how moat was invoked (argv[0]), for lines to paste */
 };
 
 /* Every option any command takes; a command's table says which are its. */
@@ -29,6 +31,7 @@ enum cli_opt {
 	OPT_REMOVE,
 	OPT_ALL,
 	OPT_JSON,
+	OPT_HERE,
 	OPT__COUNT,
 };
 
@@ -133,6 +136,13 @@ struct launch;
  * lines ("using shells ...") and, with -v, how things were resolved. Also
  * makes the plan print warnings that arise later, in launch_enter. */
 void cli_print_plan(struct launch *l, const struct global_opts *g);
+
+struct config;
+/* The sandbox root a run here would have (the top of the git work tree
+ * around the current directory, or it; cfg's .root and here as for moat
+ * run), for judging where sandboxed code can write; NULL when it could not
+ * be a root. Caller frees. */
+char *cli_project_root(const char *home, const struct config *cfg, bool here);
 
 /* Route the nix code's progress, warnings and (with -v) nix's own output to
  * stderr, and answer what it asks (nix_setup.c); dry_run makes shell

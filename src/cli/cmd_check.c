@@ -3,6 +3,7 @@
  * shells that cannot be resolved, grants and shells through a link planted
  * where sandboxed code can write. Rules made redundant by broader ones are
  * noted but are not problems: the config works as written. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -128,6 +129,11 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 		finding(c, r->line, r->col, "%s; moat run here skips it", err.msg);
 		return;
 	}
+	if (!canon && errno == ENOENT)
+		note(c, r->line, r->col, "grant of '%s' to %s: absent, %s", p, r->bin,
+		     r->write && path_is_under(norm, c->home) && strcmp(norm, c->home) != 0
+		         ? "made (mode 0700) when a session or the tool starts"
+		         : "no rule");
 	for (size_t rj = 0; rj < cfg->nallow; rj++) {
 		const struct config_allow *b = &cfg->allow[rj];
 		for (size_t pj = 0; pj < b->npaths; pj++) {
@@ -253,9 +259,8 @@ int cmd_check(const struct cli_args *a, const struct global_opts *g)
 		c.issues++;
 	} else {
 		/* Links are judged as a run in the current directory would. */
-		cleanup_free char *cwd = fs_cwd(&err);
-		c.areas = context_writable_areas(cwd ? context_root_or_null(cwd, home) : NULL, home,
-		                                 &cfg, &c.nareas);
+		cleanup_free char *root = cli_project_root(home, &cfg, false);
+		c.areas = context_writable_areas(root, home, &cfg, &c.nareas);
 		check_config(&c, &cfg);
 		context_free_areas(c.areas, c.nareas);
 		config_free(&cfg);

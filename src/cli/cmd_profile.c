@@ -16,12 +16,15 @@ static void print_rules(const struct launch *s, bool json)
 {
 	const struct profile *p = &s->profile;
 	bool *absent = xcalloc(p->nrules, sizeof(bool));
+	bool *to_make = xcalloc(p->nrules, sizeof(bool));
 	for (size_t i = 0; i < p->nrules; i++) {
 		struct stat st;
 		absent[i] = stat(p->rules[i].path, &st) != 0;
+		to_make[i] = absent[i] && launch_grant_dir_to_make(s, &p->rules[i]);
 	}
 	struct profile_facts f = {
 	    .absent = absent,
+	    .to_make = to_make,
 	    .abi = s->support.abi,
 	    .not_enforced = s->support.not_enforced,
 	    .socket_warning = sandbox_socket_warning(p, &s->support),
@@ -32,6 +35,7 @@ static void print_rules(const struct launch *s, bool json)
 	fputs(sb_str(&out), stdout);
 	sb_release(&out);
 	free(absent);
+	free(to_make);
 }
 
 /* What macOS would enforce for this context: the same facts rendered by the
@@ -60,7 +64,7 @@ int cmd_profile(const struct cli_args *a, const struct global_opts *g)
 		                       a->value[OPT_FORMAT]);
 	struct error err = {0};
 	struct launch s;
-	int rc = launch_plan_session(&s, a->operands, (size_t)a->noperands, &err);
+	int rc = launch_plan_session(&s, a->operands, (size_t)a->noperands, g->here, &err);
 	if (rc == 0) {
 		cli_print_plan(&s, g);
 		rc = strcmp(format, "sbpl") == 0

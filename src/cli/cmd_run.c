@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "context/settings.h"
@@ -98,6 +99,59 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	return status;
 }
 
+/* word as the shell reads it back: bare when it holds nothing the shell
+ * would change, else in single quotes. */
+static void add_shell_word(struct strbuf *out, const char *word)
+{
+	if (*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                          "0123456789_./=:,+@%^-") == strlen(word)) {
+		sb_adds(out, word);
+		return;
+	}
+	sb_addc(out, '\'');
+	for (const char *c = word; *c; c++)
+		sb_adds(out, *c == '\'' ? "'\"'\"'" : (char[]){*c, '\0'});
+	sb_addc(out, '\'');
+}
+
+/* Print a line to paste as it is, unless it holds what the terminal would
+ * act on (control characters, bidirectional controls): then shown safely
+ * (visible_add), since the words may come from anywhere. */
+static void print_pasteable(const char *line)
+{
+	cleanup_free char *plain = xstrdup(line);
+	for (char *c = plain; *c; c++)
+		if (*c == '\\') /* shown as \x5c, yet harmless on a terminal */
+			*c = '/';
+	if (visible_as_is(plain))
+		fprintf(stderr, "moat: %s\n", line);
+	else
+		note_print("moat", line);
+}
+
+/* After a command that failed on a terminal: the line that shows what the
+ * sandbox refused, the same command under --trace, ready to paste. Not
+ * with -q, nor with .trace_hint = false in config.zon. */
+static void print_trace_hint(const struct cli_args *a, const struct global_opts *g,
+                             const struct launch *l, int status)
+{
+	if (status == 0 || g->quiet || l->cfg.no_trace_hint || !isatty(STDERR_FILENO))
+		return;
+	struct strbuf line = STRBUF_INIT;
+	const char *prog = g->prog && strchr(g->prog, '/') ? g->prog : "moat";
+	sb_addf(&line, "exit status %d; to see what the sandbox refused:  ", status);
+	add_shell_word(&line, prog);
+	sb_adds(&line, g->here ? " run --here --trace" : " run --trace");
+	for (int i = 0; i < a->noperands; i++) {
+		if (i == a->dashdash)
+			sb_adds(&line, " --");
+		sb_addc(&line, ' ');
+		add_shell_word(&line, a->operands[i]);
+	}
+	print_pasteable(line.buf);
+	sb_release(&line);
+}
+
 int cmd_run(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("run");
@@ -116,13 +170,14 @@ int cmd_run(const struct cli_args *a, const struct global_opts *g)
 	struct error err = {0};
 	struct launch l;
 	int status = EXIT_MOAT_FAILED;
-	if (launch_plan_session(&l, a->operands, nshells, &err) == 0) {
+	if (launch_plan_session(&l, a->operands, nshells, g->here, &err) == 0) {
 		cli_print_plan(&l, g);
 		if (launch_set_command(&l, cmd[0], &err) < 0)
 			status = err.status;
-		else
-			status =
-			    trace ? run_traced(&l, cmd, json, &err) : launch_enter(&l, cmd, &err);
+		else if (trace)
+			status = run_traced(&l, cmd, json, &err);
+		else if ((status = launch_enter(&l, cmd, &err)) != 0 && !err.msg[0])
+			print_trace_hint(a, g, &l, status);
 	}
 	launch_free(&l);
 	return err.msg[0] ? cli_fail(&err, status) : status;

@@ -34,7 +34,7 @@ int cmd_shell(const struct cli_args *a, const struct global_opts *g)
 	struct error err = {0};
 	struct launch l;
 	int status = EXIT_MOAT_FAILED;
-	if (launch_plan_session(&l, a->operands, (size_t)a->noperands, &err) == 0) {
+	if (launch_plan_session(&l, a->operands, (size_t)a->noperands, g->here, &err) == 0) {
 		cli_print_plan(&l, g);
 		const char *shell = getenv("SHELL");
 		char *cmd[4];

@@ -39,7 +39,15 @@ const struct command moat_command = {"moat",
 
 static const char *const formats[] = {"rules", "json", "sbpl", NULL};
 
+#define HERE_OPTION                                                                                \
+	{                                                                                          \
+		.id = OPT_HERE, .long_name = "here",                                               \
+		.help = "the current directory is the root, not the top of the git work tree "     \
+		        "around it"                                                                \
+	}
+
 static const struct cli_option run_options[] = {
+    HERE_OPTION,
     {.id = OPT_TRACE,
      .long_name = "trace",
      .help = "report what the sandbox refused, with a 'moat allow' line for each"},
@@ -51,7 +59,12 @@ static const struct cli_option run_options[] = {
      .value_optional = true},
     {.long_name = NULL},
 };
+static const struct cli_option shell_options[] = {
+    HERE_OPTION,
+    {.long_name = NULL},
+};
 static const struct cli_option profile_options[] = {
+    HERE_OPTION,
     {.id = OPT_FORMAT,
      .long_name = "format",
      .arg = "FORMAT",
@@ -106,13 +119,13 @@ static const struct cli_option unapprove_options[] = {
 /* Help text per command lives in docs/moat.1 and README.md too; keep them
  * in step (tests/cli/help.sh checks the options). */
 const struct command commands[] = {
-    {"run", cmd_run, "moat run [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]",
+    {"run", cmd_run, "moat run [--here] [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]",
      "run one command in the sandbox and exit with its status", run_options,
      "moat run --trace -- make test", "shell*", NULL, false},
-    {"shell", cmd_shell, "moat shell [SHELL...]",
-     "start your $SHELL in the sandbox, with the named shells' tools first on PATH", NULL,
+    {"shell", cmd_shell, "moat shell [--here] [SHELL...]",
+     "start your $SHELL in the sandbox, with the named shells' tools first on PATH", shell_options,
      "moat shell tools", "shell*", NULL, false},
-    {"profile", cmd_profile, "moat profile [--json | --format=rules|json|sbpl] [SHELL...]",
+    {"profile", cmd_profile, "moat profile [--here] [--json | --format=rules|json|sbpl] [SHELL...]",
      "print the rules run and shell would apply here", profile_options,
      "moat profile --format sbpl", "shell*", NULL, false},
     {"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
@@ -266,6 +279,11 @@ static void print_warnings(const char *lines)
 	warning_print("moat", lines);
 }
 
+static void print_notes(const char *lines)
+{
+	note_print("moat", lines);
+}
+
 void cli_print_plan(struct launch *l, const struct global_opts *g)
 {
 	if (g->verbose)
@@ -274,6 +292,8 @@ void cli_print_plan(struct launch *l, const struct global_opts *g)
 		note_print("moat", sb_str(&l->info));
 	print_warnings(sb_str(&l->warnings));
 	l->print_warnings = print_warnings;
+	if (g->verbose)
+		l->print_notes = print_notes;
 }
 
 void cli_info(const struct global_opts *g, const char *fmt, ...)
@@ -347,6 +367,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	rc = cli_parse(cmd, argc - i, argv + i, &a, &g, NULL);
+	g.here = a.given[OPT_HERE];
+	g.prog = argv[0];
 	if (rc == 0) {
 		if (cmd->run != cmd_help && cmd->run != cmd_version && cmd->run != cmd_complete)
 			cli_nix_setup(&g, false);

@@ -74,6 +74,7 @@ static void nix_status(const char *line)
  * once, when first asked. */
 static struct {
 	bool done;
+	bool here; /* --here */
 	char *home, *root;
 	char **areas;
 	size_t n;
@@ -86,14 +87,26 @@ static void gather_places(void)
 	places.home = settings_home(&err);
 	if (!places.home)
 		return;
-	cleanup_free char *cwd = fs_cwd(&err);
-	const char *root = cwd ? context_root_or_null(cwd, places.home) : NULL;
-	places.root = root ? xstrdup(root) : NULL;
 	struct config cfg;
 	if (settings_load(places.home, NULL, &cfg, &err) < 0)
 		memset(&cfg, 0, sizeof(cfg));
+	places.root = cli_project_root(places.home, &cfg, places.here);
 	places.areas = context_writable_areas(places.root, places.home, &cfg, &places.n);
 	config_free(&cfg);
+}
+
+char *cli_project_root(const char *home, const struct config *cfg, bool here)
+{
+	struct error ignored;
+	cleanup_free char *cwd = fs_cwd(&ignored);
+	if (!cwd)
+		return NULL;
+	struct project_root pr;
+	context_project_root(cwd, home, here || cfg->root == CONFIG_ROOT_HERE, &pr);
+	const char *root = context_root_or_null(pr.root, home);
+	char *out = root ? xstrdup(root) : NULL;
+	project_root_free(&pr);
+	return out;
 }
 
 static bool nix_writable(const char *path, bool below, char **why)
@@ -177,6 +190,7 @@ void cli_nix_setup(const struct global_opts *g, bool dry_run)
 		wrapper = wrapper_next_to_moat();
 	if (!home)
 		home = settings_home(&ignored);
+	places.here = g->here;
 	const char *term = getenv("TERM");
 	struct nix_feedback fb = {
 	    .home = home,

@@ -162,6 +162,24 @@ static int check_dirs(struct checker *c, const struct zon_node *v, const struct 
 	return 0;
 }
 
+static int read_root(struct checker *c, const struct zon_node *v, enum config_root *out)
+{
+	cleanup_free char *value = NULL;
+	if (read_string(c, v, "root", &value) < 0)
+		return -1;
+	if (strcmp(value, "git") == 0)
+		*out = CONFIG_ROOT_GIT;
+	else if (strcmp(value, "here") == 0)
+		*out = CONFIG_ROOT_HERE;
+	else {
+		bad(c, v->line, v->col, "'.root' is \"%s\", not \"git\" or \"here\"", value);
+		error_hint(c->err, "\"git\" (the default): the top of the git work tree around the "
+		                   "current directory; \"here\": the current directory");
+		return -1;
+	}
+	return 0;
+}
+
 static int read_allow(struct checker *c, const struct zon_node *e, void *out)
 {
 	static const char *const keys[] = {"bin", "paths", "write", "exec", "dirs", NULL};
@@ -226,10 +244,11 @@ static int read_detect(struct checker *c, const struct zon_node *e, void *out)
 int config_from_tree(const struct zon_node *root, const char *filename, struct config *out,
                      struct error *err)
 {
-	static const char *const keys[] = {"jailbreak", "default", "confirm", "links",
-	                                   "detect",    "allow",   "sockets", NULL};
+	static const char *const keys[] = {"jailbreak",  "default", "confirm", "links",
+	                                   "detect",     "allow",   "sockets", "root",
+	                                   "trace_hint", NULL};
 	struct checker c = {.file = filename, .err = err};
-	const struct zon_node *f[7];
+	const struct zon_node *f[9];
 	memset(out, 0, sizeof(*out));
 	if (!root)
 		return 0;
@@ -255,8 +274,13 @@ int config_from_tree(const struct zon_node *root, const char *filename, struct c
 	    (f[5] &&
 	     read_list(&c, f[5], "allow", ".{ .bin = \"...\", .paths = .{ ... } }",
 	               (void **)&out->allow, sizeof(*out->allow), &out->nallow, read_allow) < 0) ||
-	    (f[6] && read_strings(&c, f[6], "sockets", &out->sockets, &out->nsockets, NULL) < 0))
+	    (f[6] && read_strings(&c, f[6], "sockets", &out->sockets, &out->nsockets, NULL) < 0) ||
+	    (f[7] && read_root(&c, f[7], &out->root) < 0))
 		goto out;
+	bool trace_hint = true;
+	if (f[8] && read_bool(&c, f[8], "trace_hint", &trace_hint) < 0)
+		goto out;
+	out->no_trace_hint = !trace_hint;
 	rc = 0;
 out:
 	if (rc < 0)

@@ -44,7 +44,18 @@ struct config_pos {
 	int line, col;
 };
 
+/* .root: where a session's sandbox root is when moat run, moat shell or
+ * moat profile start in a subdirectory of a git work tree. */
+enum config_root {
+	CONFIG_ROOT_GIT,  /* "git" (default): the top of the enclosing work tree */
+	CONFIG_ROOT_HERE, /* "here": the current directory */
+};
+
 struct config {
+	enum config_root root;
+	/* .trace_hint = false: no "moat run --trace ..." line after a command
+	 * that failed on a terminal. */
+	bool no_trace_hint;
 	char **jailbreak;
 	size_t njailbreak;
 	struct config_pos *jailbreak_pos; /* one per entry */

@@ -231,6 +231,13 @@ void context_free(struct context *c)
 	free(c->grants);
 	free(c->jailbreaks);
 	free(c->wrapper);
+	for (size_t i = 0; i < c->ngit; i++)
+		free((char *)c->git[i].path);
+	free(c->git);
+	free(c->git_common);
+	for (size_t i = 0; i < c->ngit_protect; i++)
+		free(c->git_protect[i]);
+	free(c->git_protect);
 	*c = (struct context){0};
 }
 
@@ -257,6 +264,8 @@ int context_build_profile(const struct context *c, enum platform platform, struc
 	    .wrapper = c->wrapper,
 	    .sockets = (const char *const *)c->sockets,
 	    .nsockets = c->nsockets,
+	    .git = c->git,
+	    .ngit = c->ngit,
 	};
 	return profile_build(&in, out, err);
 }

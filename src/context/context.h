@@ -24,7 +24,43 @@ struct context {
 	size_t njailbreaks;
 	char **sockets; /* canonical unix sockets let through on purpose */
 	size_t nsockets;
+	/* A linked git work tree's git directory outside the root
+	 * (context_add_git_worktree): the rules git needs there, the common
+	 * directory they are in, and the files of the work tree's git
+	 * directory a session keeps read-only. */
+	struct grant *git; /* bin unused */
+	size_t ngit;
+	char *git_common;
+	char **git_protect;
+	size_t ngit_protect;
 };
+
+/* The sandbox root for a session started in cwd (canonical). */
+struct project_root {
+	char *root;    /* canonical */
+	char *top;     /* the git work tree's top above cwd, when there is one (used or not) */
+	char *refused; /* why top is not the root (it could not be one), or NULL */
+};
+
+/* The root for moat run, moat shell and moat profile started in cwd: the
+ * top of the git work tree around it (the nearest directory above holding
+ * .git, found by lstat alone, never by running git; the search stops below
+ * HOME, at / and at another file system, as git's does), else cwd. With
+ * here, or when that top could not be a root (profile_refuse_root: HOME,
+ * a shared or system directory), cwd; out->refused then says why. */
+void context_project_root(const char *cwd, const char *home, bool here, struct project_root *out);
+void project_root_free(struct project_root *r);
+
+/* A root that is a linked git work tree (`git worktree add`: its .git a
+ * file naming a git directory W) whose W lies outside the root: when git
+ * registered W for this work tree (W/gitdir points back at root/.git, W lies
+ * in the common directory's worktrees/), add the rules git needs: W
+ * read/write, the common directory's objects, refs and logs read/write, its
+ * HEAD, packed-refs, config, info, worktrees and shallow read-only; never its
+ * hooks. W's commondir, gitdir and config.worktree go to c->git_protect.
+ * Paths are resolved refusing links planted in areas (the writable ones).
+ * Returns NULL, or why a .git file was not followed (caller frees). */
+char *context_add_git_worktree(struct context *c, const char *const *areas, size_t n);
 
 /* Gather the facts for a sandbox rooted at root (already canonical: callers
  * have it from getcwd() or realpath()) for a user whose real home is home.

@@ -155,6 +155,10 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 	error_clear(err);
 	if (l->confirm && confirm(l, err) < 0)
 		return EXIT_MOAT_FAILED;
+	if (!l->jailbroken && !l->already_confined) {
+		launch_make_grant_dirs(l);
+		launch_make_git_files(l);
+	}
 	if (l->session)
 		return session_run(l, argv, err);
 	return launch_exec(l, argv, err);

@@ -51,6 +51,7 @@ struct launch {
 	bool already_confined; /* a tool inside a session: no second layer */
 	bool jailbroken;       /* a tool that runs unconfined */
 	bool confirm;          /* ask on the terminal before it starts */
+	bool shell_confirms;   /* a session: .confirm names one of its shells */
 
 	/* For the front end to print: always, unless --quiet, and with -v. */
 	struct strbuf warnings; /* one per line, printed as "<prog>: warning: ..." */
@@ -59,11 +60,21 @@ struct launch {
 	/* Set by the front end: prints warnings that arise in launch_enter
 	 * (a damaged approvals store), before anything is asked. */
 	void (*print_warnings)(const char *lines);
+	/* Set by the front end under -v: prints notes that arise in
+	 * launch_enter (a write grant's directory made). */
+	void (*print_notes)(const char *lines);
 };
 
 /* moat run / moat shell / moat profile: the session for the current
- * directory and shells[0..n) (none: linked or detected ones). */
-int launch_plan_session(struct launch *l, char *const *shells, size_t n, struct error *err);
+ * directory and shells[0..n) (none: linked or detected ones). The root is
+ * the top of the git work tree around the current directory, unless here
+ * (--here) or config.zon's .root = "here" keep the current directory. */
+int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool here,
+                        struct error *err);
+
+/* Is r a write grant whose directory, when missing, launch_enter makes
+ * (one under HOME)? */
+bool launch_grant_dir_to_make(const struct launch *l, const struct rule *r);
 
 /* Choose the session's command: cmd[0] looked up on the session's PATH.
  * Fails with status 126 or 127 when there is nothing to run. */

@@ -11,6 +11,19 @@ int plan_load_config(struct launch *l, struct error *err);
  * sockets, the kernel's support, and the profile from l->ctx. */
 int plan_build_profile(struct launch *l, const char *bin, struct error *err);
 
+/* Make the directories of write grants that do not exist yet (mode 0700,
+ * never through a link, never below where sandboxed code can write), so that
+ * the sandbox can rule on them; one that cannot be made is a warning, and
+ * its grant has no rule. One stat per write grant when they exist. */
+void launch_make_grant_dirs(struct launch *l);
+
+/* A linked git work tree's files kept read-only (l->ctx.git_protect) that
+ * are missing, made empty: config.worktree, which git reads once
+ * extensions.worktreeConfig is on, would otherwise be sandboxed code's to
+ * create in the writable git directory, and point git run later outside the
+ * sandbox at hooks of its choosing. An empty one changes nothing for git. */
+void launch_make_git_files(struct launch *l);
+
 /* Confine this process as planned (unless jailbroken or confined already),
  * make TMPDIR and the HOME override, set the environment and exec l->exe.
  * Returns only on failure, with the exit status and err. */

@@ -107,6 +107,8 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
 	size_t nrequired = n;
 	for (size_t i = 0; i < l->cfg.ndefault; i++)
 		add_name(&names, &n, l->cfg.default_shells[i]);
+	for (size_t i = 0; i < n; i++)
+		l->shell_confirms = l->shell_confirms || config_confirms(&l->cfg, names[i]);
 	int rc = add_shells(l, names, n, nrequired, err);
 	free(names);
 	return rc;
@@ -176,22 +178,93 @@ static void say_what_is_open(struct launch *l)
 		        l->support.abi, l->support.not_enforced);
 }
 
-int launch_plan_session(struct launch *l, char *const *shells, size_t n, struct error *err)
+/* Does config.zon keep the root here (.root = "here")? Read on its own,
+ * before the root is known: plan_load_config then loads it for real,
+ * refusing it inside the root chosen. */
+static bool config_keeps_here(const char *home)
+{
+	struct config cfg;
+	struct error ignored;
+	if (settings_load(home, NULL, &cfg, &ignored) < 0)
+		return false;
+	bool here = cfg.root == CONFIG_ROOT_HERE;
+	config_free(&cfg);
+	return here;
+}
+
+/* The root: the top of the git work tree around cwd unless told to keep
+ * cwd, announced where it is not cwd, or where the top could not be one. */
+static int choose_root(struct launch *l, const char *home, bool here, struct error *err)
+{
+	cleanup_free char *cwd = fs_cwd(err);
+	if (!cwd)
+		return -1;
+	struct project_root pr;
+	context_project_root(cwd, home, here || config_keeps_here(home), &pr);
+	if (pr.top && !pr.refused)
+		sb_addf(&l->info, "root %s, the top of the git work tree (--here: %s alone)\n",
+		        pr.root, cwd);
+	else if (pr.top)
+		sb_addf(&l->info, "root %s, not the git work tree's top %s: %s\n", pr.root, pr.top,
+		        pr.refused);
+	int rc = context_init(&l->ctx, pr.root, home, err);
+	project_root_free(&pr);
+	return rc;
+}
+
+/* A linked git work tree whose git directory is elsewhere: what git needs
+ * there, said once, with its own files of that directory kept read-only. */
+static void add_git_worktree(struct launch *l)
+{
+	size_t nareas;
+	char **areas = context_writable_areas(l->ctx.root, l->ctx.home, &l->cfg, &nareas);
+	cleanup_free char *why =
+	    context_add_git_worktree(&l->ctx, (const char *const *)areas, nareas);
+	context_free_areas(areas, nareas);
+	if (why)
+		sb_addf(&l->info, "%s: not granted\n", why);
+	if (l->ctx.git_common)
+		sb_addf(&l->info,
+		        "git work tree linked to %s: its objects, refs and logs are writable, "
+		        "never its hooks or config\n",
+		        l->ctx.git_common);
+}
+
+/* Grants whose path is not there: a write grant's directory is made when
+ * the session starts (launch_make_grant_dirs), a read or exec grant has no
+ * rule until its path exists. */
+static void note_absent_grants(struct launch *l)
+{
+	for (size_t i = 0; i < l->profile.nrules; i++) {
+		const struct rule *r = &l->profile.rules[i];
+		struct stat st;
+		if (r->origin != ORIGIN_GRANT || stat(r->path, &st) == 0)
+			continue;
+		sb_addf(&l->notes, "grant of %s to %s: absent, %s\n", r->path,
+		        r->bin ? r->bin : "*",
+		        launch_grant_dir_to_make(l, r) ? "made (mode 0700) as the session starts"
+		                                       : "no rule");
+	}
+}
+
+int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool here,
+                        struct error *err)
 {
 	*l = (struct launch){.session = true};
 	const char *home = context_real_home(err);
-	if (!home)
-		return -1;
-	cleanup_free char *cwd = fs_cwd(err);
-	if (!cwd || context_init(&l->ctx, cwd, home, err) < 0)
+	if (!home || choose_root(l, home, here, err) < 0)
 		return -1;
 	sb_addf(&l->notes, "root %s (home %s)\n", l->ctx.root, l->ctx.home);
 	l->ctx.wrapper = find_wrapper();
 	if (plan_load_config(l, err) < 0 || choose_shells(l, shells, n, err) < 0)
 		return -1;
+	add_git_worktree(l);
 	resolve_jailbreaks(l);
 	if (plan_build_profile(l, NULL, err) < 0)
 		return -1;
+	for (size_t i = 0; i < l->ctx.ngit_protect; i++)
+		profile_protect(&l->profile, l->ctx.git_protect[i]);
+	note_absent_grants(l);
 	profile_isolate(&l->profile);
 	sandbox_note_own_pids(&l->support);
 	if (overrides_collect(&l->overrides, err) < 0 ||
@@ -202,11 +275,13 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, struct 
 }
 
 /* Does this session need a confirm? When its command is listed in .confirm
- * (or "*" is), or any tool its shells provide is: wrappers inside a session
- * cannot ask (the store is out of reach), so the session asks for them. */
+ * (or "*" is), or one of its shells is, or any tool its shells provide is:
+ * wrappers inside a session cannot ask (the store is out of reach), so the
+ * session asks for them. MOAT_CONFIRM=always asks whatever is listed: that
+ * is how a user reviews what a project has. */
 static bool session_confirms(const struct launch *l, const char *name)
 {
-	if (config_confirms(&l->cfg, name))
+	if (confirm_forced() || l->shell_confirms || config_confirms(&l->cfg, name))
 		return true;
 	for (size_t i = 0; i < l->ctx.nshell_dirs; i++) {
 		struct manifest m;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "approvals/approvals.h"
 #include "base/envvars.h"
 #include "base/fs.h"
 #include "base/path.h"
@@ -128,7 +129,7 @@ int launch_plan_tool(struct launch *l, const struct tool *t, struct error *err)
 		p->jailbreaks = xrealloc_array(p->jailbreaks, p->njailbreaks + 1, sizeof(char *));
 		p->jailbreaks[p->njailbreaks++] = xstrdup(t->real);
 	}
-	l->confirm = config_confirms(&l->cfg, t->name);
+	l->confirm = confirm_forced() || config_confirms(&l->cfg, t->name);
 	if (!l->jailbroken && overrides_check_home(&l->overrides, &l->profile, t->name, err) < 0)
 		return -1;
 	return 0;

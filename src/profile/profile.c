@@ -126,6 +126,12 @@ static const char *shared_refusal(const char *root)
 	return NULL;
 }
 
+const char *profile_root_refusal(const char *root, const char *home)
+{
+	const char *why = shared_refusal(root);
+	return why ? why : path_home_refusal(root, home);
+}
+
 int profile_refuse_root(const char *root, const char *home, struct error *err)
 {
 	const char *why = shared_refusal(root);
@@ -168,6 +174,9 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 		return -1;
 	out->root = xstrdup(in->root);
 	profile_add_rule(out, in->root, ACCESS_ALL, ORIGIN_ROOT, NULL);
+	for (size_t i = 0; i < in->ngit; i++)
+		if (!profile_grant_refusal(in->git[i].path, in->home))
+			profile_add_rule(out, in->git[i].path, in->git[i].access, ORIGIN_GIT, NULL);
 
 	const struct default_rule *defs =
 	    in->platform == PLATFORM_MACOS ? macos_defaults : linux_defaults;
@@ -302,6 +311,7 @@ const char *origin_name(enum rule_origin origin)
 	case ORIGIN_SHELL: return "shell";
 	case ORIGIN_PRIVATE: return "private";
 	case ORIGIN_PROTECTED: return "protected";
+	case ORIGIN_GIT: return "git";
 	}
 	return "?";
 }

@@ -38,6 +38,7 @@ enum rule_origin {
 	ORIGIN_SHELL,    /* a shell directory and moat-wrapper, so wrapped tools run */
 	ORIGIN_PRIVATE, /* the session's own /tmp, /var/tmp, /dev/shm, never the host's (isolate) */
 	ORIGIN_PROTECTED, /* in the root, but read-only: .git/hooks, .git/config, .protect */
+	ORIGIN_GIT,       /* a linked git work tree's git directory outside the root */
 };
 
 /* Whose system paths the profile is built for. macOS's <mach-o/loader.h>
@@ -107,6 +108,8 @@ struct profile_input {
 	const char *wrapper;        /* canonical path of moat-wrapper, or NULL */
 	const char *const *sockets; /* unix sockets let through on purpose */
 	size_t nsockets;
+	const struct grant *git; /* what git needs of a linked work tree's git directory */
+	size_t ngit;
 };
 
 /* The environment variable moat sets inside every sandbox it makes, holding
@@ -147,6 +150,10 @@ void profile_protect(struct profile *p, const char *path);
  * whose real home is home, or NULL when it can: path_refusal()'s reasons,
  * and home or an ancestor of it, which would undo the profile. */
 const char *profile_grant_refusal(const char *path, const char *home);
+
+/* Why root cannot be a sandbox root (a shared or system directory, HOME or
+ * an ancestor of it), or NULL when it can. */
+const char *profile_root_refusal(const char *root, const char *home);
 
 /* The refusal message for a root that would contain HOME. */
 int profile_refuse_root(const char *root, const char *home, struct error *err);

@@ -49,7 +49,12 @@ void profile_render_text(const struct profile *p, const struct profile_facts *f,
 		} else {
 			sb_adds(out, origin_name(r->origin));
 		}
-		sb_adds(out, f->absent && f->absent[i] ? " (absent, no rule)\n" : "\n");
+		if (!f->absent || !f->absent[i])
+			sb_adds(out, "\n");
+		else if (f->to_make && f->to_make[i])
+			sb_adds(out, " (absent, made when the session starts)\n");
+		else
+			sb_adds(out, " (absent, no rule)\n");
 	}
 	for (size_t i = 0; i < p->njailbreaks; i++) {
 		add_padded(out, p->jailbreaks[i], 40, utf8);

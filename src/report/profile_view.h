@@ -12,6 +12,7 @@
 
 struct profile_facts {
 	const bool *absent;         /* per rule: its path does not exist, so no rule is made */
+	const bool *to_make;        /* per rule: absent, but made as a session starts */
 	int abi;                    /* the kernel's Landlock ABI */
 	const char *not_enforced;   /* what this kernel cannot enforce, "" for nothing */
 	const char *socket_warning; /* sandbox_socket_warning(), or NULL */

@@ -75,6 +75,18 @@ static void test_allow_rules(void)
 	          cfg.allow[2].line == 5 && cfg.allow[2].col == 9,
 	      "fields and defaults");
 	CHECK(cfg.nsockets == 1 && !strcmp(cfg.sockets[0], "/run/user/1000/bus"), "sockets");
+	CHECK(cfg.root == CONFIG_ROOT_GIT && !cfg.no_trace_hint,
+	      "defaults: the git work tree's top, the trace hint on");
+	config_free(&cfg);
+	if (CHECK(parse(".{ .root = \"here\", .trace_hint = false }", &cfg, &err) == 0,
+	          ".root and .trace_hint parse"))
+		CHECK(cfg.root == CONFIG_ROOT_HERE && cfg.no_trace_hint, "and are read");
+	config_free(&cfg);
+	CHECK(parse(".{ .root = \"git\", .trace_hint = true }", &cfg, &err) == 0 &&
+	          cfg.root == CONFIG_ROOT_GIT && !cfg.no_trace_hint,
+	      ".root = \"git\", .trace_hint = true");
+	config_free(&cfg);
+	CHECK(parse(text, &cfg, &err) == 0, "allow rules parse again");
 
 	static const struct {
 		const char *bin, *root;
@@ -227,7 +239,7 @@ static void test_errors(void)
 	    {".{\n    .jailbreak = .{ \"git\" },\n    .jailbrek = .{},\n}",
 	     "config.zon:3:5: unknown key '.jailbrek' in the top-level struct",
 	     "the keys the top-level struct can have are .jailbreak, .default, .confirm, .links, "
-	     ".detect, .allow, .sockets"},
+	     ".detect, .allow, .sockets, .root, .trace_hint"},
 	    {".{ .@\"odd key\" = 1 }",
 	     "config.zon:1:4: unknown key '.@\"odd key\"' in the top-level struct", NULL},
 	    {".{ .default = .{}, .default = .{} }",
@@ -298,6 +310,15 @@ static void test_errors(void)
 	     "config.zon:1:56: '.dirs' entry '~work' is not an absolute path", NULL},
 	    {".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .write = yes } } }",
 	     "config.zon:1:54: expected a value, found 'yes' (did you mean true?)", NULL},
+	    {".{ .root = \"top\" }", "config.zon:1:12: '.root' is \"top\", not \"git\" or \"here\"",
+	     "\"git\" (the default): the top of the git work tree around the current directory; "
+	     "\"here\": the current directory"},
+	    {".{ .root = here }",
+	     "config.zon:1:12: expected a value, found 'here' (strings need double quotes: "
+	     "\"here\")",
+	     NULL},
+	    {".{ .trace_hint = \"no\" }",
+	     "config.zon:1:18: '.trace_hint' must be true or false, found a string", NULL},
 	    {".{ .links = .{ .{ .shells = .{} } } }", "config.zon:1:16: link without '.dir'", NULL},
 	    {".{ .links = .{ .{ .dir = \"/p\" } } }", "config.zon:1:16: link without '.shells'",
 	     NULL},

@@ -1,0 +1,45 @@
+# When a command started by moat run fails on a terminal, one line says how
+# to see what the sandbox refused: the same command under --trace, ready to
+# paste. Not on success, not without a terminal, not with -q, not with
+# .trace_hint = false.
+. "$(dirname "$0")/../lib.sh"
+command -v python3 >/dev/null || { skip "prerequisite: python3 missing (pseudo-terminal driver)"; done_testing; exit; }
+PTY=$MOAT_SRC/tests/pty-run.py
+CFG=$XDG_CONFIG_HOME/moat/config.zon
+mkdir -p "$(dirname "$CFG")"
+HINT='to see what the sandbox refused:'
+
+run python3 "$PTY" -- "$MOAT" run -- cat "$HOME/.ssh/id_rsa"
+[ "$rc" = 1 ] && ok "the failing command's status is kept" || not_ok "status $rc"
+expect_out "one line names the --trace rerun" "^moat: exit status 1; $HINT  .*moat run --trace -- cat $(re_quote "$HOME/.ssh/id_rsa")"
+[ "$(grep -c "$HINT" "$T/.out")" = 1 ] && ok "exactly one such line" || not_ok "$(grep -c "$HINT" "$T/.out") lines"
+
+# Pasted as printed, it reports the refusal.
+line=$(sed -n "s/^moat: exit status [0-9]*; $HINT  //p" "$T/.out" | tr -d '\r')
+run sh -c "$line"
+expect_out "pasted, the line runs the trace and it names the refused file" "$(re_quote "$HOME/.ssh/id_rsa")"
+expect_out "with a moat allow line" "moat allow"
+
+# Words the shell would change are quoted.
+run python3 "$PTY" -- "$MOAT" run -- sh -c 'exit 3' "it's"
+expect_out "quoted words survive" "$HINT  .*moat run --trace -- sh -c 'exit 3' 'it'\"'\"'s'"
+line=$(sed -n "s/^moat: exit status [0-9]*; $HINT  //p" "$T/.out" | tr -d '\r')
+run sh -c "$line"
+[ "$rc" = 3 ] && ok "and the pasted line runs the same command (status 3)" || { not_ok "pasted status $rc"; _show "$line"; }
+run python3 "$PTY" -- "$MOAT" run --here -- false
+expect_out "--here is kept" "$HINT  .*moat run --here --trace -- false"
+
+run python3 "$PTY" -- "$MOAT" run -- true
+[ "$rc" = 0 ] && ! grep -q "$HINT" "$T/.out" && ok "no line after success" || not_ok "a line after success"
+run "$MOAT" run -- cat "$HOME/.ssh/id_rsa"
+[ "$rc" = 1 ] && ! grep -q "$HINT" "$T/.err" && ok "no line without a terminal" || not_ok "a line without a terminal"
+run python3 "$PTY" -- "$MOAT" run -q -- cat "$HOME/.ssh/id_rsa"
+[ "$rc" = 1 ] && ! grep -q "$HINT" "$T/.out" && ok "no line with -q" || not_ok "a line with -q"
+printf '.{ .trace_hint = false }\n' >"$CFG"
+run python3 "$PTY" -- "$MOAT" run -- cat "$HOME/.ssh/id_rsa"
+[ "$rc" = 1 ] && ! grep -q "$HINT" "$T/.out" && ok "no line with .trace_hint = false" || not_ok "a line with .trace_hint = false"
+printf '.{ .trace_hint = true }\n' >"$CFG"
+run python3 "$PTY" -- "$MOAT" run -- cat "$HOME/.ssh/id_rsa"
+grep -q "$HINT" "$T/.out" && ok ".trace_hint = true keeps it" || not_ok "no line with .trace_hint = true"
+
+done_testing

@@ -14,6 +14,14 @@ bool platform_is_macos(void);
 /* The canonical path of the running executable. Caller frees; NULL on failure. */
 char *platform_self_exe(void);
 
+/* The canonical path of an existing file, as realpath(3) gives it. On
+ * Linux the kernel names it once (an O_PATH descriptor read back through
+ * /proc/self/fd) instead of a readlink per component, which on a root 128
+ * directories deep cost the wrapper 128 calls; where /proc cannot say (not
+ * mounted, a deleted or unreachable file) it is realpath(3). Caller frees;
+ * NULL with errno on failure. */
+char *platform_canonical_path(const char *path);
+
 /* Close every descriptor from lowfd up: a descriptor to a file outside the
  * root would be a hole the sandbox cannot close. */
 void platform_close_from(int lowfd);

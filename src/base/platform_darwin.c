@@ -19,6 +19,11 @@ char *platform_self_exe(void)
 	return realpath(buf, NULL);
 }
 
+char *platform_canonical_path(const char *path)
+{
+	return realpath(path, NULL);
+}
+
 int platform_open_beneath(const char *dir, const char *rel)
 {
 	/* No openat2 on macOS: refuse any symlink on the way instead. */

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -15,6 +16,24 @@
 char *platform_self_exe(void)
 {
 	return realpath("/proc/self/exe", NULL);
+}
+
+char *platform_canonical_path(const char *path)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char link[32], buf[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof(buf));
+	close(fd);
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof(deleted) - 1;
+	if (n <= 0 || (size_t)n >= sizeof(buf) || buf[0] != '/' ||
+	    ((size_t)n >= dl && memcmp(buf + n - dl, deleted, dl) == 0))
+		return realpath(path, NULL);
+	buf[n] = '\0';
+	return strdup(buf);
 }
 
 #ifndef SYS_openat2

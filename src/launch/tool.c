@@ -7,6 +7,7 @@
 #include "base/envvars.h"
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "context/settings.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
@@ -25,7 +26,7 @@ static int read_root(struct launch *l, struct error *err)
 	const char *home = context_real_home(err);
 	if (!home)
 		return -1;
-	cleanup_free char *canon = realpath(root, NULL);
+	cleanup_free char *canon = platform_canonical_path(root);
 	if (!canon)
 		return error_set(err, "cannot use MOAT_ROOT='%s': %s", root, strerror(errno));
 	return context_init(&l->ctx, canon, home, err);

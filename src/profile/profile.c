@@ -56,22 +56,52 @@ static const struct default_rule macos_defaults[] = {
     {"/dev/ptmx", ACCESS_RW | ACCESS_IOCTL, ORIGIN_TERMINAL}, /* script, node-pty */
 };
 
+static size_t path_hash(const char *s)
+{
+	size_t h = 14695981039346656037ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of path in p->rule_slots: its rule's, or the free one where it
+ * would go. nslots is a power of two, never more than half full. */
+static size_t *rule_slot(const struct profile *p, const char *path)
+{
+	size_t mask = p->nslots - 1;
+	for (size_t i = path_hash(path) & mask;; i = (i + 1) & mask) {
+		size_t *slot = &p->rule_slots[i];
+		if (!*slot || strcmp(p->rules[*slot - 1].path, path) == 0)
+			return slot;
+	}
+}
+
+static void grow_slots(struct profile *p)
+{
+	free(p->rule_slots);
+	p->nslots = p->nslots ? p->nslots * 2 : 64;
+	p->rule_slots = xcalloc(p->nslots, sizeof(*p->rule_slots));
+	for (size_t i = 0; i < p->nrules; i++)
+		*rule_slot(p, p->rules[i].path) = i + 1;
+}
+
 void profile_add_rule(struct profile *p, const char *path, unsigned access, enum rule_origin origin,
                       const char *bin)
 {
-	for (size_t i = 0; i < p->nrules; i++) {
-		struct rule *r = &p->rules[i];
-		if (strcmp(r->path, path) == 0) {
-			/* A rule that widens an existing one names itself as the
-			 * reason, so `moat profile` shows why the access is there. */
-			if (access & ~r->access) {
-				r->origin = origin;
-				free(r->bin);
-				r->bin = bin ? xstrdup(bin) : NULL;
-			}
-			r->access |= access;
-			return;
+	if (2 * (p->nrules + 1) > p->nslots)
+		grow_slots(p);
+	size_t *slot = rule_slot(p, path);
+	if (*slot) {
+		struct rule *r = &p->rules[*slot - 1];
+		/* A rule that widens an existing one names itself as the
+		 * reason, so `moat profile` shows why the access is there. */
+		if (access & ~r->access) {
+			r->origin = origin;
+			free(r->bin);
+			r->bin = bin ? xstrdup(bin) : NULL;
 		}
+		r->access |= access;
+		return;
 	}
 	p->rules = xrealloc_array(p->rules, p->nrules + 1, sizeof(*p->rules));
 	p->rules[p->nrules++] = (struct rule){
@@ -80,6 +110,7 @@ void profile_add_rule(struct profile *p, const char *path, unsigned access, enum
 	    .origin = origin,
 	    .bin = bin ? xstrdup(bin) : NULL,
 	};
+	*slot = p->nrules;
 }
 
 void profile_set_env(struct profile *p, const char *name, const char *value)
@@ -247,6 +278,7 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->njailbreaks; i++)
 		free(p->jailbreaks[i]);
 	free(p->rules);
+	free(p->rule_slots);
 	free(p->env);
 	free(p->jailbreaks);
 	free(p->root);

@@ -65,6 +65,11 @@ struct profile {
 	char *root; /* canonical project root */
 	struct rule *rules;
 	size_t nrules;
+	/* profile_add_rule's index of rules by path (open addressing: rule
+	 * index + 1, 0 for a free slot), so 1,000 grants are not compared
+	 * with each other pairwise. */
+	size_t *rule_slots;
+	size_t nslots;
 	struct env_change *env;
 	size_t nenv;
 	char **jailbreaks; /* absolute paths of binaries that run unsandboxed */

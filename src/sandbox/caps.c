@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <linux/capability.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -34,26 +35,41 @@ int caps_drop_dangerous(struct error *err)
 	struct __user_cap_data_struct data[2];
 	if (syscall(SYS_capget, &hdr, data) < 0)
 		return error_set(err, "cannot read capabilities: %s", strerror(errno));
-	/* Ambient capabilities would survive exec for a non-root user. */
-	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	unsigned long long permitted = data[0].permitted | (unsigned long long)data[1].permitted
 	                                                       << 32;
+	/* Nothing to drop: the ambient set is a subset of the permitted one
+	 * (the kernel keeps it so), and the bounding set can only be lowered
+	 * with CAP_SETPCAP, so it stays as it is for an unprivileged caller,
+	 * as it always did. */
 	if (!permitted)
 		return 0;
+	/* Ambient capabilities would survive exec for a non-root user. */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	unsigned long long keep = kept_mask();
 	/* The bounding set first: dropping from it needs CAP_SETPCAP, which
-	 * goes away below. */
+	 * goes away below. With it, each capability not kept is dropped
+	 * without being read first (dropping one not in the set succeeds and
+	 * changes nothing): on a full set, reading them all back doubled the
+	 * calls. Without it (a nested moat, whose bounding set the outer one
+	 * already lowered), only one still in the set is tried, and fails.
+	 * EINVAL: past the last capability this kernel knows. */
+	bool setpcap = data[0].effective & (1u << CAP_SETPCAP);
 	for (int cap = 0; cap <= 63; cap++) {
-		/* Reading is cheap; each drop copies the credentials. EINVAL:
-		 * past the last capability this kernel knows. */
-		int in_set = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
-		if (in_set < 0)
-			break;
-		if (!in_set || (keep & (1ull << cap)))
+		if (keep & (1ull << cap))
 			continue;
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
+		if (!setpcap) {
+			int in_set = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+			if (in_set < 0)
+				break;
+			if (!in_set)
+				continue;
+		}
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+			if (errno == EINVAL)
+				break;
 			return error_set(err, "cannot drop capability %d: %s", cap,
 			                 strerror(errno));
+		}
 	}
 	for (int i = 0; i < 2; i++) {
 		unsigned int k = (unsigned int)(keep >> (32 * i));

@@ -4,11 +4,13 @@
  * same write rights (REFER included) so renames between them keep working. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "base/platform.h"
 #include "base/strbuf.h"
@@ -124,6 +126,9 @@ static int open_rule_path(const struct rule *r)
 	return platform_open_path_no_symlinks("/", r->path + 1);
 }
 
+/* 0 when no rule was made (the path is not there) or one on a file, or
+ * with fewer rights than asked for; 1 for a directory rule with them all; -1
+ * on error. */
 static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct error *err)
 {
 	cleanup_close int fd = open_rule_path(r);
@@ -149,7 +154,41 @@ static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct 
 		return error_set(err, "cannot add a sandbox rule for '%s': %s", r->path,
 		                 strerror(errno));
 	landlock_note("rule", r->path, rights);
-	return 0;
+	/* 1: a rule on a directory with all the access asked for. */
+	return S_ISDIR(st.st_mode) && rights == (landlock_rights_for_access(r->access) & handled);
+}
+
+/* Is r, a fixed system path, a link to a directory right below /usr whose
+ * rule, already added with usr_access, holds all r's access? Then r needs
+ * no rule of its own (merged-/usr: /bin -> usr/bin, /lib64 -> usr/lib64).
+ * Landlock allows an access when a rule on the file or on a directory it
+ * passes walking up from it allows it; every name below /bin resolves to
+ * /usr/bin/... and so walks up through /usr. A rule of its own on /usr/bin
+ * would add only other mounts of that directory, which the profile names
+ * nowhere. Exact on every name it names: the link must read "usr/NAME" or
+ * "/usr/NAME", NAME one component, and /usr/NAME must be a directory and not
+ * a link (which could lead out of /usr). Two calls (readlink, lstat) in
+ * place of four (open, fstat, landlock_add_rule, close). */
+static bool covered_by_usr(const struct rule *r, unsigned usr_access)
+{
+	if (r->origin != ORIGIN_SYSTEM || (r->access & ~usr_access) || r->path[0] != '/' ||
+	    strchr(r->path + 1, '/'))
+		return false;
+	char target[64];
+	ssize_t n = readlink(r->path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	const char *name = strncmp(target, "usr/", 4) == 0    ? target + 4
+	                   : strncmp(target, "/usr/", 5) == 0 ? target + 5
+	                                                      : NULL;
+	if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0)
+		return false;
+	char usr_path[80];
+	snprintf(usr_path, sizeof(usr_path), "/usr/%s", name);
+	struct stat st;
+	return lstat(usr_path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err)
@@ -166,13 +205,22 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	landlock_note("scoped", NULL, attr.scoped);
 	landlock_note("attr-size", NULL, size);
 	/* After sandbox_private_mounts, so "/tmp" names the private tmpfs. */
+	unsigned usr_access = 0; /* the access of /usr's rule, once added */
 	for (size_t i = 0; i < p->nrules; i++) {
+		const struct rule *r = &p->rules[i];
 		/* A protected path lies in the root, whose rule covers reading it;
 		 * only the read-only mount makes it protected. */
-		if (p->rules[i].origin == ORIGIN_PROTECTED)
+		if (r->origin == ORIGIN_PROTECTED)
 			continue;
-		if (add_rule(ruleset, &p->rules[i], attr.handled_access_fs, err) < 0)
+		if (usr_access && covered_by_usr(r, usr_access)) {
+			landlock_note("covered", r->path, r->access);
+			continue;
+		}
+		int added = add_rule(ruleset, r, attr.handled_access_fs, err);
+		if (added < 0)
 			return -1;
+		if (added > 0 && r->origin == ORIGIN_SYSTEM && strcmp(r->path, "/usr") == 0)
+			usr_access = r->access;
 	}
 	if (caps_drop_dangerous(err) < 0)
 		return -1;

@@ -143,6 +143,37 @@ for p in init_module finit_module kexec_load iopl ioperm bpf; do
 	grep -q "$p: Operation not permitted" "$T/.err" && ok "refused by the filter: $p" ||
 		{ not_ok "refused by the filter: $p" && _show "$p"; }
 done
+# Every set (inheritable, permitted, effective, bounding, ambient) holds only
+# the capabilities moat keeps (src/sandbox/caps.c): as root, and as a user,
+# whose `moat run` holds all of them in its user namespace before the drop.
+kept_caps=$(((1 << 1) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 10) | (1 << 18) | (1 << 29)))
+cap_excess() { # cap_excess FILE: the sets in FILE (grep of /proc/PID/status) with a capability not kept
+	local name v bad=
+	while read -r name v; do
+		v=$((16#$v))
+		((v & ~kept_caps)) && bad="$bad ${name%:}=$(printf '%x' $((v & ~kept_caps)))"
+	done <"$1"
+	echo "$bad"
+}
+if is_root; then
+	grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status >"$T/caps.control"
+	[ -n "$(cap_excess "$T/caps.control")" ] && ok "control: root outside moat holds capabilities moat drops" ||
+		not_ok "control: root outside moat holds capabilities moat drops"
+fi
+run "$MOAT" run -- grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status
+bad=$(cap_excess "$T/.out")
+[ "$(grep -c . "$T/.out")" = 5 ] && [ -z "$bad" ] && ok "no capability set holds one moat drops" ||
+	{ not_ok "no capability set holds one moat drops:$bad" && _show caps; }
+# moat-wrapper drops them with the same code, without a session's namespaces
+# (so a user's bounding set stays as it was: lowering it needs CAP_SETPCAP,
+# and no_new_privs keeps an exec from gaining what it holds).
+expect_ok "moat wrap a shell with grep" "$MOAT" wrap captools "$(command -v grep)"
+sets='Inh|Prm|Eff|Amb' nsets=4
+is_root && sets="$sets|Bnd" nsets=5
+run env MOAT_ROOT="$PROJ" "$XDG_DATA_HOME/moat/shells/captools/bin/grep" -E "^Cap($sets):" /proc/self/status
+bad=$(cap_excess "$T/.out")
+[ "$(grep -c . "$T/.out")" = "$nsets" ] && [ -z "$bad" ] && ok "moat-wrapper: no capability set holds one moat drops" ||
+	{ not_ok "moat-wrapper: no capability set holds one moat drops:$bad" && _show wrapper-caps; }
 if is_root; then
 	run "$MOAT" run -- grep -E '^Cap(Eff|Bnd):' /proc/self/status
 	bad=

@@ -173,6 +173,30 @@ except OSError as e:
 done
 unset MOAT_TEST_LANDLOCK_ABI MOAT_TEST_LANDLOCK_LOG
 
+# Merged /usr (/bin -> usr/bin): /bin, /sbin, /lib... get no rule of their
+# own, /usr's covers every name below them (src/sandbox/landlock.c,
+# covered_by_usr); elsewhere each keeps its rule. Either way, what is there
+# still runs and lists.
+LOG=$T/ll-usr
+run env MOAT_TEST_LANDLOCK_LOG="$LOG" "$AMOAT" run -- sh -c '/bin/true && ls /bin/ | grep -qx true && echo BIN-OK'
+expect_out "/bin/true runs and /bin lists, with or without a rule of its own" '^BIN-OK$'
+merged=0
+[ "$(readlink /bin)" = usr/bin ] && [ -d /usr/bin ] && [ ! -L /usr/bin ] && merged=1
+if [ "$merged" = 1 ]; then
+	grep -q '^covered /bin ' "$LOG" && ! grep -q '^rule /bin ' "$LOG" && grep -q '^rule /usr ' "$LOG" &&
+		ok "merged /usr: /bin has no rule of its own, /usr's covers it" ||
+		{ not_ok "merged /usr: /bin has no rule of its own, /usr's covers it" && sed 's/^/#   log: /' "$LOG"; }
+else
+	grep -q '^rule /bin ' "$LOG" && ! grep -q '^covered /bin ' "$LOG" &&
+		ok "/bin is no link into /usr: it keeps its own rule" ||
+		{ not_ok "/bin is no link into /usr: it keeps its own rule" && sed 's/^/#   log: /' "$LOG"; }
+fi
+# Only links right below /usr are covered: /etc, /proc, /sys, /dev/null keep theirs.
+for path in /etc /proc /sys /dev/null; do
+	grep -q "^rule $path " "$LOG" && ok "$path keeps its own rule" ||
+		{ not_ok "$path keeps its own rule" && sed 's/^/#   log: /' "$LOG"; }
+done
+
 # A release build has no such switch: the same variable changes nothing.
 run env MOAT_TEST_LANDLOCK_ABI=1 "$MOAT" profile
 expect_out "the release build ignores MOAT_TEST_LANDLOCK_ABI" "^kernel: Landlock ABI $KABI\$"

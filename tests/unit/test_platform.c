@@ -1,6 +1,9 @@
 /* The platform layer (src/base/platform_<os>.c), on whichever platform the
  * test is built for: the same answers from each. */
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -31,6 +34,45 @@ static void test_self_exe(void)
 	free(self);
 }
 
+/* The same answer as realpath(3): through a symlinked directory, "..", a
+ * deep tree; and none for a missing path. */
+static void test_canonical_path(void)
+{
+	char tmpl[] = "/tmp/moat-canon.XXXXXX";
+	char *top = mkdtemp(tmpl);
+	CHECK(top != NULL, "a temporary directory");
+	if (!top)
+		return;
+	char deep[PATH_MAX], path[PATH_MAX + 64], cmd[PATH_MAX + 64];
+	int n = snprintf(deep, sizeof(deep), "%s/real", top);
+	for (int i = 0; i < 128; i++)
+		n += snprintf(deep + n, sizeof(deep) - (size_t)n, "/d");
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && ln -s real '%s/link'", deep, top);
+	CHECK(system(cmd) == 0, "a tree 128 directories deep and a link to it");
+	const char *cases[] = {"/link/d/d", "/real/d/../d", "/link", "/real"};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		snprintf(path, sizeof(path), "%s%s", top, cases[i]);
+		char *want = realpath(path, NULL), *got = platform_canonical_path(path);
+		CHECK(want && got && strcmp(want, got) == 0,
+		      "platform_canonical_path(TMP%s) is realpath's %s (got %s)", cases[i],
+		      want ? want : "NULL", got ? got : "NULL");
+		free(want);
+		free(got);
+	}
+	snprintf(path, sizeof(path), "%s/link%s", top, deep + strlen(top) + strlen("/real"));
+	char *want = realpath(path, NULL), *got = platform_canonical_path(path);
+	CHECK(want && got && strcmp(want, got) == 0, "and of a path 128 directories deep");
+	free(want);
+	free(got);
+	snprintf(path, sizeof(path), "%s/missing", top);
+	errno = 0;
+	got = platform_canonical_path(path);
+	CHECK(!got && errno == ENOENT, "a missing path has none (ENOENT)");
+	free(got);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	CHECK(system(cmd) == 0, "the tree is removed");
+}
+
 int main(void)
 {
 	opens_make_tree();
@@ -38,5 +80,6 @@ int main(void)
 	opens_remove_tree();
 	test_pipe_cloexec();
 	test_self_exe();
+	test_canonical_path();
 	return tap_done();
 }

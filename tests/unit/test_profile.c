@@ -1,4 +1,5 @@
 /* The profile builder: default rules, refusals, merging, env changes. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/path.h"
@@ -127,6 +128,43 @@ static void test_grants(void)
 	}
 }
 
+/* 3,000 grants on 1,000 paths (each path three times, the second widening
+ * it): one rule per path, in first-seen order, with the union of access and
+ * the widening grant named as its origin. The index is rebuilt as it grows,
+ * so this crosses several resizes. */
+static void test_many_grants(void)
+{
+	enum { N = 1000 };
+	static char paths[N][32];
+	static struct grant grants[3 * N];
+	for (size_t i = 0; i < N; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "/srv/g/%04zu", i);
+		grants[i] = (struct grant){"a", paths[i], ACCESS_READ};
+		grants[N + i] = (struct grant){"b", paths[N - 1 - i], ACCESS_RW};
+		grants[2 * N + i] = (struct grant){"c", paths[i], ACCESS_READ};
+	}
+	struct profile_input in = {
+	    .root = "/home/u/proj", .home = "/home/u", .grants = grants, .ngrants = 3 * N};
+	struct profile p;
+	struct error err;
+	CHECK(profile_build(&in, &p, &err) == 0, "3,000 grants build");
+	size_t first = p.nrules, bad = 0;
+	for (size_t i = 0; i < p.nrules; i++)
+		if (strncmp(p.rules[i].path, "/srv/g/", 7) == 0 && first == p.nrules)
+			first = i;
+	CHECK(p.nrules - first == N, "one rule per path (%zu)", p.nrules - first);
+	for (size_t i = 0; i < N && first + i < p.nrules; i++) {
+		const struct rule *r = &p.rules[first + i];
+		bad += strcmp(r->path, paths[i]) != 0 || r->access != ACCESS_RW ||
+		       r->origin != ORIGIN_GRANT || !r->bin || strcmp(r->bin, "b") != 0;
+	}
+	CHECK(bad == 0,
+	      "in first-seen order, widened to read/write by the grant that widened them "
+	      "(%zu wrong)",
+	      bad);
+	profile_free(&p);
+}
+
 static void test_isolate(void)
 {
 	struct profile p;
@@ -158,6 +196,7 @@ int main(void)
 {
 	test_defaults();
 	test_isolate();
+	test_many_grants();
 	test_refused_roots();
 	test_grants();
 	return tap_done();

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
+#include "context/own.h"
 #include "context/settings.h"
 #include "launch/launch.h"
 #include "profile/profile.h"
@@ -152,10 +153,49 @@ static void check_shell(struct checker *c, int line, int col, const char *name)
 {
 	cleanup_free char *dir = NULL;
 	struct error err = {0};
+	char **wrappers = NULL;
 	if (shell_find(name, c->home, context_resolve_shell, c->areas, &dir, &err) < 0)
 		finding(c, line, col, "shell '%s' cannot be resolved: %s", name, err.msg);
+	else if (shell_check_bin(dir, &wrappers, &err) < 0)
+		finding(c, line, col, "%s; moat run refuses it", err.msg);
 	else
 		cli_verbose(c->g, "shell %s: %s", name, dir);
+	path_list_free(wrappers);
+}
+
+/* An error's hints, one "hint:" line each, indented under a finding. */
+static void print_hints(const struct error *err)
+{
+	for (const char *h = err->hint; *h;) {
+		size_t n = strcspn(h, "\n");
+		printf("  hint: %.*s\n", (int)n, h);
+		h += n + (h[n] == '\n');
+	}
+}
+
+/* moat's own files and binaries where sandboxed code can write (under or
+ * holding the current directory's root, a write grant or a past root):
+ * every run would refuse to start, and until then they are at its mercy. */
+static void check_own(struct checker *c, const struct config *cfg, const char *root)
+{
+	struct own_places o;
+	own_gather_all(&o, c->home);
+	struct own_judge j = {.root = root,
+	                      .areas = (const char *const *)c->areas,
+	                      .n = c->nareas,
+	                      .cfg = cfg,
+	                      .home = c->home,
+	                      .below = true,
+	                      .refusing = "unsafe"};
+	for (size_t i = 0; i < o.n; i++) {
+		struct error err = {0};
+		if (own_judge_one(&o, i, &j, &err) == 0)
+			continue;
+		printf("%s\n", err.msg);
+		print_hints(&err);
+		c->issues++;
+	}
+	own_free(&o);
 }
 
 static void check_config(struct checker *c, const struct config *cfg)
@@ -254,8 +294,9 @@ int cmd_check(const struct cli_args *a, const struct global_opts *g)
 	} else {
 		/* Links are judged as a run in the current directory would. */
 		cleanup_free char *cwd = fs_cwd(&err);
-		c.areas = context_writable_areas(cwd ? context_root_or_null(cwd, home) : NULL, home,
-		                                 &cfg, &c.nareas);
+		const char *root = cwd ? context_root_or_null(cwd, home) : NULL;
+		c.areas = context_writable_areas(root, home, &cfg, &c.nareas);
+		check_own(&c, &cfg, root);
 		check_config(&c, &cfg);
 		context_free_areas(c.areas, c.nareas);
 		config_free(&cfg);

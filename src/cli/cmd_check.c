@@ -9,6 +9,8 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
+#include "base/xdg.h"
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
@@ -18,6 +20,9 @@
 #include "profile/profile.h"
 #include "shells/nix.h"
 #include "shells/shells.h"
+
+/* moat-wrapper is libc-only and static: a few megabytes at most. */
+#define WRAPPER_COPY_MAX (64u << 20)
 
 struct checker {
 	const char *file;
@@ -272,6 +277,30 @@ static void check_flake(struct checker *c)
 	}
 }
 
+/* The copy of moat-wrapper local shells link to (moat wrap refreshes it)
+ * against the one next to this moat: after an upgrade, one moat wrap
+ * brings every shell up to date. A note, not an issue: the copy works. */
+static void check_wrapper_copy(struct checker *c)
+{
+	cleanup_free char *self = platform_self_exe();
+	cleanup_free char *dir = self ? path_dirname(self) : NULL;
+	cleanup_free char *ours = dir ? path_join(dir, "moat-wrapper") : NULL;
+	cleanup_free char *data = xdg_moat_dir(XDG_DATA, c->home);
+	cleanup_free char *copy = path_join(data, "moat-wrapper");
+	cleanup_free char *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	struct error ignored;
+	if (!ours || fs_read_file(copy, WRAPPER_COPY_MAX, &a, &na, &ignored) < 0 ||
+	    fs_read_file(ours, WRAPPER_COPY_MAX, &b, &nb, &ignored) < 0)
+		return;
+	if (na != nb || memcmp(a, b, na) != 0) {
+		printf("note: %s differs from %s; 'moat wrap NAME' with any shell refreshes "
+		       "it for every local shell\n",
+		       copy, ours);
+		c->notes++;
+	}
+}
+
 int cmd_check(const struct cli_args *a, const struct global_opts *g)
 {
 	if (a->noperands)
@@ -297,6 +326,7 @@ int cmd_check(const struct cli_args *a, const struct global_opts *g)
 		const char *root = cwd ? context_root_or_null(cwd, home) : NULL;
 		c.areas = context_writable_areas(root, home, &cfg, &c.nareas);
 		check_own(&c, &cfg, root);
+		check_wrapper_copy(&c);
 		check_config(&c, &cfg);
 		context_free_areas(c.areas, c.nareas);
 		config_free(&cfg);

@@ -77,8 +77,7 @@ void own_gather_all(struct own_places *o, const char *home)
 	own_add(o, OWN_BINARY, "moat-wrapper", wrapper);
 }
 
-int own_refuse_write_grant(const char *shown, const char *path, const char *home,
-                           struct error *err)
+int own_refuse_write_grant(const char *shown, const char *path, const char *home, struct error *err)
 {
 	struct own_places o;
 	own_gather_all(&o, home);
@@ -126,8 +125,7 @@ static const char *consequence(enum own_kind kind)
 		return "sandboxed code could rewrite the shells there, or the moat-wrapper they "
 		       "run";
 	case OWN_BINARY:
-	default:
-		return "sandboxed code could replace it, and it runs unconfined";
+	default: return "sandboxed code could replace it, and it runs unconfined";
 	}
 }
 
@@ -157,9 +155,10 @@ static void hint_grant_rule(const struct own_judge *j, const char *area, struct 
 			cleanup_free char *canon = path[0] == '/' ? realpath(path, NULL) : NULL;
 			if (!canon || strcmp(canon, area) != 0)
 				continue;
-			error_hint(err,
-			           "that write grant is config.zon:%d:%d; drop it:  moat unallow %s %s",
-			           r->line, r->col, r->bin[0] == '*' ? "'*'" : r->bin, r->paths[k]);
+			error_hint(
+			    err,
+			    "that write grant is config.zon:%d:%d; drop it:  moat unallow %s %s",
+			    r->line, r->col, r->bin[0] == '*' ? "'*'" : r->bin, r->paths[k]);
 			return;
 		}
 	}
@@ -167,8 +166,8 @@ static void hint_grant_rule(const struct own_judge *j, const char *area, struct 
 
 /* why: where the place lies ("under X", "inside the sandbox root X") or
  * what it holds ("it holds X"), as context_writable_place says it. */
-static int refuse(struct own_place *p, const struct own_judge *j, const char *why,
-                  const char *area, struct error *err)
+static int refuse(struct own_place *p, const struct own_judge *j, const char *why, const char *area,
+                  struct error *err)
 {
 	bool holds = strncmp(why, "it holds ", 9) == 0;
 	error_set(err, "%s: %s '%s' %s%s, where sandboxed code can write",
@@ -198,11 +197,12 @@ int own_judge_one(struct own_places *o, size_t i, const struct own_judge *j, str
 		bool root = j->root && strcmp(j->areas[k], j->root) == 0;
 		cleanup_free char *why = NULL;
 		if (path_is_under(p->canon, j->areas[k]))
-			why = xasprintf("%s %s", root ? "inside the sandbox root" : "under the write grant",
+			why = xasprintf("%s %s",
+			                root ? "inside the sandbox root" : "under the write grant",
 			                j->areas[k]);
 		else if (path_is_under(j->areas[k], p->canon))
-			why = xasprintf("it holds %s %s", root ? "the sandbox root" : "the write grant",
-			                j->areas[k]);
+			why = xasprintf("it holds %s %s",
+			                root ? "the sandbox root" : "the write grant", j->areas[k]);
 		if (why)
 			return refuse(p, j, why, j->areas[k], err);
 	}

@@ -122,7 +122,8 @@ int shell_check_bin(const char *shell_dir, char ***wrappers, struct error *err)
 	free(c.last_why);
 	int rc = 0;
 	if (c.nbroken) {
-		error_set(err, "shell '%s' has %zu %s in bin/ that %s not lead to moat-wrapper: %s%s",
+		error_set(err,
+		          "shell '%s' has %zu %s in bin/ that %s not lead to moat-wrapper: %s%s",
 		          shell_dir, c.nbroken, c.nbroken == 1 ? "entry" : "entries",
 		          c.nbroken == 1 ? "does" : "do", sb_str(&c.broken),
 		          c.nbroken > SHOWN_MAX ? ", ..." : "");

@@ -104,9 +104,11 @@ while True:
 }
 flipper &
 FLIP=$!
-for _ in $(seq 200); do "$HOME/.cargo/bin/cargo" 2>/dev/null; [ -e "$PWNED" ] && break; done
+# Wait until the flipper runs (python starts slowly on a busy machine).
+for _ in $(seq 500); do [ "$(readlink "$HOME/.cargo/bin/cargo")" = "$HOME/.cargo/evil" ] && break; sleep 0.01; done
+for _ in $(seq 2000); do "$HOME/.cargo/bin/cargo" 2>/dev/null; [ -e "$PWNED" ] && break; done
 [ -e "$PWNED" ] && ok "control: unconfined, the flipped link runs the attacker's script" ||
-	skip "prerequisite: the flipper won no race in 200 unconfined calls"
+	skip "prerequisite: the flipper won no race in 2000 unconfined calls"
 rm -f "$PWNED"
 refused=0 ran=0
 for _ in $(seq 60); do
@@ -224,5 +226,12 @@ run "$PROJ/bt/moat" wrap fromroot /bin/cat
 	ok "moat wrap refuses a moat-wrapper under a past root" || { not_ok "moat wrap refuses a moat-wrapper under a past root" && _show wrap; }
 expect_ok "control: moat wrap with a moat-wrapper elsewhere works" "$T/bt2/moat" wrap fromelse /bin/cat
 cd "$PROJ" || exit 1
+# A stale copy (moat upgraded since): moat check says so, moat wrap refreshes it.
+printf 'x' >>"$XDG_DATA_HOME/moat/moat-wrapper"
+run "$MOAT" check
+[ "$rc" -eq 0 ] && grep -q "note: $XDG_DATA_HOME/moat/moat-wrapper differs from" "$T/.out" &&
+	ok "moat check notes a copy of moat-wrapper that differs from moat's" || { not_ok "moat check notes a stale copy" && _show check; }
+run "$MOAT" wrap dw /bin/cat
+cmp -s "$XDG_DATA_HOME/moat/moat-wrapper" "$WRAPPER" && ok "moat wrap refreshes it" || { not_ok "moat wrap refreshes it" && _show wrap; }
 
 done_testing

@@ -83,29 +83,32 @@ expect_out "control: --trace still suggests a write grant beside it" "moat allow
 # code left a process behind that flips ~/.cargo/bin/cargo between the real
 # program and its own script; moat used to judge the link's target, then
 # run the path, which by then could lead to the script.
-mkdir -p "$HOME/.cargo/bin"
+# Both targets are scripts: the kernel and then sh open the path, and the
+# one sh reads is what runs.
+mkdir -p "$HOME/.cargo/bin" "$T/sys"
 printf '#!/bin/sh\necho PWNED >"%s"\n' "$PWNED" >"$HOME/.cargo/evil"
-chmod +x "$HOME/.cargo/evil"
-ln -s /usr/bin/true "$HOME/.cargo/bin/cargo"
+printf '#!/bin/sh\nexit 0\n' >"$T/sys/good"
+chmod +x "$HOME/.cargo/evil" "$T/sys/good"
+ln -s "$T/sys/good" "$HOME/.cargo/bin/cargo"
 printf '.{ .jailbreak = .{ "cargo" }, .allow = .{ .{ .bin = "cargo", .paths = .{ "~/.cargo" }, .write = true, .exec = true } } }\n' >"$CFG"
 JB=$XDG_DATA_HOME/moat/shells/jb
 mkdir -p "$JB/bin" "$JB/share/moat"
 ln -s "$WRAPPER" "$JB/bin/cargo"
 printf 'cargo\t%s\n' "$HOME/.cargo/bin/cargo" >"$JB/share/moat/manifest"
 flipper() { # flip the link until killed
-	exec python3 -c '
+	exec /usr/bin/python3 -c '
 import os, sys
 link, a, b = sys.argv[1:4]
 while True:
     for t in (a, b):
         os.symlink(t, link + ".new")
         os.rename(link + ".new", link)
-' "$HOME/.cargo/bin/cargo" /usr/bin/true "$HOME/.cargo/evil"
+' "$HOME/.cargo/bin/cargo" "$T/sys/good" "$HOME/.cargo/evil"
 }
 flipper &
 FLIP=$!
 # Wait until the flipper runs (python starts slowly on a busy machine).
-for _ in $(seq 500); do [ "$(readlink "$HOME/.cargo/bin/cargo")" = "$HOME/.cargo/evil" ] && break; sleep 0.01; done
+for _ in $(seq 3000); do [ "$(readlink "$HOME/.cargo/bin/cargo")" = "$HOME/.cargo/evil" ] && break; sleep 0.01; done
 for _ in $(seq 2000); do "$HOME/.cargo/bin/cargo" 2>/dev/null; [ -e "$PWNED" ] && break; done
 [ -e "$PWNED" ] && ok "control: unconfined, the flipped link runs the attacker's script" ||
 	skip "prerequisite: the flipper won no race in 2000 unconfined calls"
@@ -134,7 +137,6 @@ run env MOAT_ROOT="$PROJ" "$JB/bin/cargo"
 
 # Control: a jailbreak through nothing writable still runs unconfined, a
 # program through a link and a #! script (run by path: scripts keep working).
-mkdir -p "$T/sys"
 ln -s /bin/cat "$T/sys/cat"
 printf '#!/bin/sh\nexec cat "$@"\n' >"$T/sys/peek"
 chmod 755 "$T/sys/peek"

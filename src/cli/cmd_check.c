@@ -161,7 +161,8 @@ static void check_shell(struct checker *c, int line, int col, const char *name)
 	char **wrappers = NULL;
 	if (shell_find(name, c->home, context_resolve_shell, c->areas, &dir, &err) < 0)
 		finding(c, line, col, "shell '%s' cannot be resolved: %s", name, err.msg);
-	else if (shell_check_bin(dir, &wrappers, &err) < 0)
+	/* A flake shell is evaluated, not built: nothing to look at yet. */
+	else if (fs_is_dir(dir) && shell_check_bin(dir, &wrappers, &err) < 0)
 		finding(c, line, col, "%s; moat run refuses it", err.msg);
 	else
 		cli_verbose(c->g, "shell %s: %s", name, dir);

@@ -37,6 +37,12 @@ int platform_open_beneath(const char *dir, const char *rel);
  * swapped for a link since. Returns an fd or -1 with errno. */
 int platform_open_path_no_symlinks(const char *dir, const char *rel);
 
+/* Run the file at path, opened once and checked to be a regular file, with
+ * argv and the environment: the file that was opened runs, not whatever
+ * path names a moment later. With no_symlinks (path canonical) any symlink
+ * on the way is refused (ELOOP). Returns only on failure, with errno. */
+int platform_exec_file(const char *path, bool no_symlinks, char *const *argv);
+
 /* pipe(2) with both ends close-on-exec, so a child spawned meanwhile keeps
  * neither end. 0, or -1 with errno. */
 int platform_pipe_cloexec(int fds[2]);

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
+#include "context/own.h"
 #include "context/settings.h"
 #include "profile/profile.h"
 #include "shells/shells.h"
@@ -141,6 +142,16 @@ int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 		return cli_usage_error(self, "want BIN and PATH");
 	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0)
 		return cli_fail(&err, 1);
+	/* What sandboxed code can write must not hold moat's own files:
+	 * config.zon rewritten there would widen every later sandbox. */
+	if (ga.write) {
+		cleanup_free char *full = path_expand_tilde(ga.stored, home);
+		if (own_refuse_write_grant(a->operands[1], full, home, &err) < 0) {
+			err.status = 0; /* a refused grant, as every other: status 1 */
+			free(ga.stored);
+			return cli_fail(&err, 1);
+		}
+	}
 	int rc = settings_edit(home, edit_allow, &ga, &err);
 	if (rc >= 0)
 		cli_info(g, "%s %s %s access to %s", rc ? "granted" : "already granted:", ga.bin,

@@ -10,14 +10,20 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
+#include "base/xdg.h"
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
+#include "context/own.h"
 #include "context/settings.h"
 #include "launch/launch.h"
 #include "profile/profile.h"
 #include "shells/nix.h"
 #include "shells/shells.h"
+
+/* moat-wrapper is libc-only and static: a few megabytes at most. */
+#define WRAPPER_COPY_MAX (64u << 20)
 
 struct checker {
 	const char *file;
@@ -158,10 +164,50 @@ static void check_shell(struct checker *c, int line, int col, const char *name)
 {
 	cleanup_free char *dir = NULL;
 	struct error err = {0};
+	char **wrappers = NULL;
 	if (shell_find(name, c->home, context_resolve_shell, c->areas, &dir, &err) < 0)
 		finding(c, line, col, "shell '%s' cannot be resolved: %s", name, err.msg);
+	/* A flake shell is evaluated, not built: nothing to look at yet. */
+	else if (fs_is_dir(dir) && shell_check_bin(dir, &wrappers, &err) < 0)
+		finding(c, line, col, "%s; moat run refuses it", err.msg);
 	else
 		cli_verbose(c->g, "shell %s: %s", name, dir);
+	path_list_free(wrappers);
+}
+
+/* An error's hints, one "hint:" line each, indented under a finding. */
+static void print_hints(const struct error *err)
+{
+	for (const char *h = err->hint; *h;) {
+		size_t n = strcspn(h, "\n");
+		printf("  hint: %.*s\n", (int)n, h);
+		h += n + (h[n] == '\n');
+	}
+}
+
+/* moat's own files and binaries where sandboxed code can write (under or
+ * holding the current directory's root, a write grant or a past root):
+ * every run would refuse to start, and until then they are at its mercy. */
+static void check_own(struct checker *c, const struct config *cfg, const char *root)
+{
+	struct own_places o;
+	own_gather_all(&o, c->home);
+	struct own_judge j = {.root = root,
+	                      .areas = (const char *const *)c->areas,
+	                      .n = c->nareas,
+	                      .cfg = cfg,
+	                      .home = c->home,
+	                      .below = true,
+	                      .refusing = "unsafe"};
+	for (size_t i = 0; i < o.n; i++) {
+		struct error err = {0};
+		if (own_judge_one(&o, i, &j, &err) == 0)
+			continue;
+		printf("%s\n", err.msg);
+		print_hints(&err);
+		c->issues++;
+	}
+	own_free(&o);
 }
 
 static void check_config(struct checker *c, const struct config *cfg)
@@ -238,6 +284,30 @@ static void check_flake(struct checker *c)
 	}
 }
 
+/* The copy of moat-wrapper local shells link to (moat wrap refreshes it)
+ * against the one next to this moat: after an upgrade, one moat wrap
+ * brings every shell up to date. A note, not an issue: the copy works. */
+static void check_wrapper_copy(struct checker *c)
+{
+	cleanup_free char *self = platform_self_exe();
+	cleanup_free char *dir = self ? path_dirname(self) : NULL;
+	cleanup_free char *ours = dir ? path_join(dir, "moat-wrapper") : NULL;
+	cleanup_free char *data = xdg_moat_dir(XDG_DATA, c->home);
+	cleanup_free char *copy = path_join(data, "moat-wrapper");
+	cleanup_free char *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	struct error ignored;
+	if (!ours || fs_read_file(copy, WRAPPER_COPY_MAX, &a, &na, &ignored) < 0 ||
+	    fs_read_file(ours, WRAPPER_COPY_MAX, &b, &nb, &ignored) < 0)
+		return;
+	if (na != nb || memcmp(a, b, na) != 0) {
+		printf("note: %s differs from %s; 'moat wrap NAME' with any shell refreshes "
+		       "it for every local shell\n",
+		       copy, ours);
+		c->notes++;
+	}
+}
+
 int cmd_check(const struct cli_args *a, const struct global_opts *g)
 {
 	if (a->noperands)
@@ -261,6 +331,8 @@ int cmd_check(const struct cli_args *a, const struct global_opts *g)
 		/* Links are judged as a run in the current directory would. */
 		cleanup_free char *root = cli_project_root(home, &cfg, false);
 		c.areas = context_writable_areas(root, home, &cfg, &c.nareas);
+		check_own(&c, &cfg, root);
+		check_wrapper_copy(&c);
 		check_config(&c, &cfg);
 		context_free_areas(c.areas, c.nareas);
 		config_free(&cfg);

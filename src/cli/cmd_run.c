@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "context/own.h"
 #include "context/settings.h"
 #include "launch/launch.h"
 #include "trace/trace.h"
@@ -79,7 +80,17 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	}
 	int status = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
 	cleanup_free char *config = settings_path(s->ctx.home);
-	struct trace_facts f = {s->ctx.home, config, s->support.abi, status};
+	struct trace_facts f = {s->ctx.home, config, s->support.abi, status, NULL, NULL, 0};
+	struct own_places own;
+	own_gather_all(&own, s->ctx.home);
+	own_canonicalize(&own);
+	cleanup_free const char **own_paths = xcalloc(own.n + 1, sizeof(char *));
+	cleanup_free const char **own_what = xcalloc(own.n + 1, sizeof(char *));
+	for (size_t i = 0; i < own.n; i++) {
+		own_paths[i] = own.v[i].canon ? own.v[i].canon : own.v[i].path;
+		own_what[i] = own.v[i].what;
+	}
+	f.own = own_paths, f.own_what = own_what, f.nown = own.n;
 	struct strbuf report = STRBUF_INIT, doc = STRBUF_INIT;
 	if (!json || *json)
 		trace_report(&log, &s->profile, &f, &report);
@@ -96,6 +107,7 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	sb_release(&report);
 	sb_release(&doc);
 	trace_log_free(&log);
+	own_free(&own);
 	return status;
 }
 

@@ -1,8 +1,10 @@
 /* moat wrap NAME [--env KEY=VALUE]... BIN...: make or update a local shell
  * (bin/<tool> -> moat-wrapper, the manifest, the env file) from binaries
  * already on this machine, the no-nix way to try moat. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,12 +14,17 @@
 #include "base/path.h"
 #include "base/platform.h"
 #include "base/strbuf.h"
+#include "base/xdg.h"
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
 #include "context/context.h"
+#include "context/own.h"
 #include "context/settings.h"
 #include "shells/shells.h"
+
+/* moat-wrapper is libc-only and static: a few megabytes at most. */
+#define WRAPPER_MAX (64u << 20)
 
 struct wrap_args {
 	const char *name;
@@ -72,7 +79,8 @@ static char *find_binary(const char *bin, const char *wrapper, struct error *err
 		error_set(err, "'%s' is not an executable file", found);
 		return NULL;
 	}
-	if (same_file(found, wrapper)) {
+	cleanup_free char *canon = realpath(found, NULL);
+	if (same_file(found, wrapper) || (canon && shell_is_wrapper(canon))) {
 		error_set(err, "'%s' is moat-wrapper itself", found);
 		error_hint(err, "name the real binary, e.g. /usr/bin/%s", path_basename(found));
 		return NULL;
@@ -388,6 +396,106 @@ static void warn_if_unrunnable(const char *path)
 	}
 }
 
+/* Is the moat-wrapper at path out of sandboxed code's reach (what stands
+ * in refusing says what would be done with it)? */
+static int judge_wrapper(const char *path, const char *home, bool with_cwd, unsigned kinds,
+                         const char *refusing, struct error *err)
+{
+	/* Where sandboxed code can write, as a run here would see it:
+	 * config.zon's write grants, past roots and, with_cwd, the current
+	 * directory as the root. */
+	struct config cfg = {0};
+	cleanup_free char *cwd = with_cwd ? fs_cwd(err) : NULL;
+	const char *root = cwd ? context_root_or_null(cwd, home) : NULL;
+	if ((with_cwd && !cwd) || settings_load(home, NULL, &cfg, err) < 0)
+		return -1;
+	size_t n = 0;
+	char **areas = context_writable_areas(root, home, &cfg, &n);
+	struct own_places o;
+	own_gather(&o, home, kinds);
+	own_add(&o, OWN_BINARY, "moat-wrapper", path);
+	struct own_judge j = {.root = root,
+	                      .areas = (const char *const *)areas,
+	                      .n = n,
+	                      .cfg = &cfg,
+	                      .home = home,
+	                      .refusing = refusing};
+	int rc = own_check(&o, &j, err);
+	own_free(&o);
+	context_free_areas(areas, n);
+	config_free(&cfg);
+	return rc;
+}
+
+/* The moat-wrapper local shells link to: a copy of the one next to moat,
+ * in moat's data directory (~/.local/share/moat/moat-wrapper). A link to
+ * the one in a build tree would dangle after `make clean`, and a dangling
+ * bin/ entry is skipped by the PATH lookup, so the real tool behind it
+ * would run unconfined without a word. One copy per user, not one per
+ * shell (it is over a megabyte, and copies per shell would each go stale
+ * on their own): every moat wrap refreshes it, so after an upgrade one
+ * moat wrap brings every shell up to date, and moat check says when it
+ * differs from the moat-wrapper next to moat. Neither the one copied nor
+ * the copy may lie where sandboxed code can write: the shells would run
+ * whatever it put there. */
+static char *install_wrapper(const char *wrapper, const char *home, struct error *err)
+{
+	/* The source is judged without the current directory as a root: a
+	 * build tree is only at risk once a sandbox has run there, which
+	 * leaves a .moat/ (a past root). */
+	if (judge_wrapper(wrapper, home, false, 0, "refusing to link shells to it", err) < 0)
+		return NULL;
+	cleanup_free char *data = xdg_moat_dir(XDG_DATA, home);
+	char *dest = path_join(data, "moat-wrapper");
+	if (judge_wrapper(dest, home, true, OWN_DATA, "refusing to link shells there", err) < 0) {
+		free(dest);
+		return NULL;
+	}
+	cleanup_free char *want = NULL, *have = NULL;
+	size_t nwant = 0, nhave = 0;
+	struct error ignored;
+	if (fs_read_file(wrapper, WRAPPER_MAX, &want, &nwant, err) < 0) {
+		free(dest);
+		return NULL;
+	}
+	if (fs_read_file(dest, WRAPPER_MAX, &have, &nhave, &ignored) == 0 && nhave == nwant &&
+	    memcmp(have, want, nwant) == 0)
+		return dest;
+	if (fs_mkdir_p(data, 0755, err) < 0 || fs_write_atomic(dest, want, nwant, 0755, err) < 0) {
+		free(dest);
+		return NULL;
+	}
+	return dest;
+}
+
+/* Every other entry of bin/ that is a link to a moat-wrapper (this one, an
+ * older copy, a build tree's that is gone) is pointed at the copy too. */
+static int relink_wrappers(const struct shell_dirs *d, const char *installed, struct error *err)
+{
+	int fd = dup(d->bin);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return error_set(err, "cannot read '%s/bin': %s", d->path, strerror(errno));
+	}
+	int rc = 0;
+	for (struct dirent *e; rc == 0 && (e = readdir(dir));) {
+		char target[PATH_MAX];
+		ssize_t n = e->d_name[0] == '.'
+		                ? -1
+		                : readlinkat(d->bin, e->d_name, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strcmp(path_basename(target), "moat-wrapper") == 0 &&
+		    strcmp(target, installed) != 0)
+			rc = link_tool(d, e->d_name, installed, err);
+	}
+	closedir(dir);
+	return rc;
+}
+
 static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 {
 	if (check_env_args(a, err) < 0)
@@ -405,7 +513,8 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 			return -1;
 	cleanup_free char *home = settings_home(err);
 	cleanup_free char *shell = home ? shell_dir_for(a->name, home, err) : NULL;
-	if (!shell)
+	cleanup_free char *installed = shell ? install_wrapper(wrapper, home, err) : NULL;
+	if (!installed)
 		return -1;
 	struct shell_dirs d = {.shell = -1, .bin = -1, .share = -1, .moat = -1};
 	int rc = open_shell_dirs(shell, &d, err);
@@ -414,7 +523,9 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 	if (rc == 0)
 		rc = update_manifest(&d, a, reals, err);
 	for (int i = 0; rc == 0 && i < a->nbins; i++)
-		rc = link_tool(&d, path_basename(reals[i]), wrapper, err);
+		rc = link_tool(&d, path_basename(reals[i]), installed, err);
+	if (rc == 0)
+		rc = relink_wrappers(&d, installed, err);
 	close_shell_dirs(&d);
 	if (rc < 0)
 		return -1;

@@ -9,6 +9,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
+#include "context/writable.h"
 
 /* /etc entries that DNS, TLS and time need; on some systems they are
  * symlinks to files outside /etc (resolv.conf -> /run/systemd/...). */
@@ -68,8 +69,46 @@ static char *absent_form(const char *resolved, const char *missing, const char *
 	return out;
 }
 
-static int resolve_unplanted(const char *path, const char *const *areas, size_t n, const char *what,
-                             bool keep_absent, char **canon, struct error *err)
+/* Who judges the links a resolution meets, and what it is for. */
+struct link_judge {
+	const char *const *areas; /* the root and write grants, canonical */
+	size_t n;
+	const char *root; /* with past roots: judge with context_writable_place */
+	bool past_roots;  /* also refuse links (and the end) under a past root */
+	const char *what; /* "the shell", "to grant", "to jailbreak cat" */
+};
+
+/* May sandboxed code have planted the link cand? Inside a writable area
+ * (the link's own directory is writable there), or, when asked, in a
+ * directory under a past root. -1 with err, naming the place. */
+static int judge_link(const struct link_judge *j, const char *path, const char *cand,
+                      struct error *err)
+{
+	const char *area = area_around(cand, j->areas, j->n);
+	if (area) {
+		error_set(err,
+		          "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed code "
+		          "can write",
+		          j->what, path, cand, area);
+		error_hint(err,
+		           "name the real directory, or remove the link if you did not make it");
+		err->status = EXIT_MOAT_FAILED;
+		return -1;
+	}
+	cleanup_free char *dir = j->past_roots ? path_dirname(cand) : NULL;
+	cleanup_free char *why = NULL;
+	if (dir && context_writable_place(dir, false, j->root, j->areas, j->n, &why)) {
+		error_set(err,
+		          "refusing %s '%s': '%s' is a symlink %s, where sandboxed code can write",
+		          j->what, path, cand, why);
+		err->status = EXIT_MOAT_FAILED;
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve_unplanted(const char *path, const struct link_judge *j, bool keep_absent,
+                             char **canon, struct error *err)
 {
 	*canon = NULL;
 	char *resolved = xstrdup("/");
@@ -97,17 +136,7 @@ static int resolve_unplanted(const char *path, const char *const *areas, size_t 
 			resolved = cand;
 			continue;
 		}
-		const char *area = area_around(cand, areas, n);
-		if (area) {
-			error_set(
-			    err,
-			    "refusing %s '%s': '%s' is a symlink inside '%s', where sandboxed "
-			    "code can write",
-			    what, path, cand, area);
-			error_hint(
-			    err,
-			    "name the real directory, or remove the link if you did not make it");
-			err->status = EXIT_MOAT_FAILED;
+		if (judge_link(j, path, cand, err) < 0) {
 			free(cand), free(c), free(todo), free(resolved);
 			return -1;
 		}
@@ -140,13 +169,34 @@ static int resolve_unplanted(const char *path, const char *const *areas, size_t 
 int context_resolve_unplanted(const char *path, const char *const *areas, size_t n,
                               const char *what, char **canon, struct error *err)
 {
-	return resolve_unplanted(path, areas, n, what, false, canon, err);
+	struct link_judge j = {areas, n, NULL, false, what};
+	return resolve_unplanted(path, &j, false, canon, err);
 }
 
 int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
                                      const char *what, char **canon, struct error *err)
 {
-	return resolve_unplanted(path, areas, n, what, true, canon, err);
+	struct link_judge j = {areas, n, NULL, false, what};
+	return resolve_unplanted(path, &j, true, canon, err);
+}
+
+int context_resolve_unwritable(const char *path, const char *root, const char *const *areas,
+                               size_t n, const char *what, char **canon, struct error *err)
+{
+	struct link_judge j = {areas, n, root, true, what};
+	if (resolve_unplanted(path, &j, true, canon, err) < 0)
+		return -1;
+	if (!*canon)
+		return 0;
+	cleanup_free char *why = NULL;
+	if (!context_writable_place(*canon, false, root, areas, n, &why))
+		return 0;
+	error_set(err, "refusing %s: '%s' lies %s, where sandboxed code can write", what, *canon,
+	          why);
+	err->status = EXIT_MOAT_FAILED;
+	free(*canon);
+	*canon = NULL;
+	return -1;
 }
 
 const char *context_real_home(struct error *err)
@@ -210,8 +260,25 @@ void context_add_socket(struct context *c, const char *path)
 	c->sockets[c->nsockets++] = xstrdup(path);
 }
 
+void context_add_wrapper(struct context *c, const char *path)
+{
+	if (c->wrapper && strcmp(c->wrapper, path) == 0)
+		return;
+	for (size_t i = 0; i < c->nwrappers; i++)
+		if (strcmp(c->wrappers[i], path) == 0)
+			return;
+	c->wrappers = xrealloc_array(c->wrappers, c->nwrappers + 1, sizeof(char *));
+	c->wrappers[c->nwrappers++] = xstrdup(path);
+}
+
 void context_free(struct context *c)
 {
+	for (size_t i = 0; i < c->nwrappers; i++)
+		free(c->wrappers[i]);
+	free(c->wrappers);
+	for (size_t i = 0; i < c->nareas; i++)
+		free(c->areas[i]);
+	free(c->areas);
 	for (size_t i = 0; i < c->nsockets; i++)
 		free(c->sockets[i]);
 	free(c->sockets);
@@ -249,6 +316,13 @@ enum platform context_platform(void)
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
                           struct error *err)
 {
+	/* The wrappers the shells lead to run like the shells themselves. */
+	size_t nshells = c->nshell_dirs + c->nwrappers;
+	cleanup_free const char **shells = xcalloc(nshells + 1, sizeof(char *));
+	for (size_t i = 0; i < c->nshell_dirs; i++)
+		shells[i] = c->shell_dirs[i];
+	for (size_t i = 0; i < c->nwrappers; i++)
+		shells[c->nshell_dirs + i] = c->wrappers[i];
 	struct profile_input in = {
 	    .platform = platform,
 	    .root = c->root,
@@ -259,8 +333,8 @@ int context_build_profile(const struct context *c, enum platform platform, struc
 	    .ngrants = c->ngrants,
 	    .jailbreaks = (const char *const *)c->jailbreaks,
 	    .njailbreaks = c->njailbreaks,
-	    .shell_dirs = (const char *const *)c->shell_dirs,
-	    .nshell_dirs = c->nshell_dirs,
+	    .shell_dirs = shells,
+	    .nshell_dirs = nshells,
 	    .wrapper = c->wrapper,
 	    .sockets = (const char *const *)c->sockets,
 	    .nsockets = c->nsockets,

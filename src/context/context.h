@@ -17,7 +17,11 @@ struct context {
 	size_t netc_links;
 	char **shell_dirs; /* canonical */
 	size_t nshell_dirs;
-	char *wrapper; /* canonical moat-wrapper that shells link to, or NULL */
+	char *wrapper;   /* canonical moat-wrapper that shells link to, or NULL */
+	char **wrappers; /* other moat-wrappers the shells' bin/ entries lead to */
+	size_t nwrappers;
+	char **areas; /* where sandboxed code can write (context_set_areas), or NULL */
+	size_t nareas;
 	struct grant *grants;
 	size_t ngrants;
 	char **jailbreaks;
@@ -69,6 +73,8 @@ int context_init(struct context *c, const char *root, const char *home, struct e
 void context_add_shell(struct context *c, const char *dir);
 void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access);
 void context_add_socket(struct context *c, const char *path);
+/* A moat-wrapper a shell's tools lead to, which the sandbox must run. */
+void context_add_wrapper(struct context *c, const char *path);
 void context_free(struct context *c);
 
 /* The platform moat runs on, whose profile it enforces. */
@@ -107,6 +113,19 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
  * ".." after the missing part. */
 int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
                                      const char *what, char **canon, struct error *err);
+
+/* As context_resolve_unplanted, for what will run unconfined (a jailbroken
+ * binary, its interpreter): refuse it when any part of it lies where
+ * sandboxed code can write, not only a planted link. Each symlink met is
+ * judged by the directory that holds it, and the end by itself, against
+ * the root, the write grants and every past sandbox root
+ * (context_writable_place), so neither the file nor any link on the way to
+ * it can be replaced by sandboxed code; *canon then names a file only the
+ * user (or root) can change. A path that does not exist yet is judged in
+ * the form it will have (as context_resolve_unplanted_absent).
+ * Returns 0, or -1 with err (status EXIT_MOAT_FAILED) saying which part. */
+int context_resolve_unwritable(const char *path, const char *root, const char *const *areas,
+                               size_t n, const char *what, char **canon, struct error *err);
 
 /* The real HOME: $HOME, which must be set and absolute. */
 const char *context_real_home(struct error *err);

@@ -90,6 +90,14 @@ char **context_writable_areas(const char *root, const char *home, const struct c
 	return areas;
 }
 
+void context_set_areas(struct context *c, const struct config *cfg)
+{
+	for (size_t i = 0; i < c->nareas; i++)
+		free(c->areas[i]);
+	free(c->areas);
+	c->areas = context_writable_areas(c->root, c->home, cfg, &c->nareas);
+}
+
 void context_free_areas(char **areas, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -137,8 +145,10 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 {
 	struct config_grant *grants;
 	size_t n = config_grants(cfg, bin, c->root, c->home, &grants);
-	size_t nareas;
-	char **areas = context_writable_areas(c->root, c->home, cfg, &nareas);
+	if (!c->areas)
+		context_set_areas(c, cfg);
+	const char *const *areas = (const char *const *)c->areas;
+	size_t nareas = c->nareas;
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *why = path_refusal(grants[i].path);
@@ -152,8 +162,7 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			           "fix the path in config.zon; 'moat check' lists every problem");
 			err->status = EXIT_MOAT_FAILED;
 			rc = -1;
-		} else if (context_resolve_unplanted_absent(grants[i].path,
-		                                            (const char *const *)areas, nareas,
+		} else if (context_resolve_unplanted_absent(grants[i].path, areas, nareas,
 		                                            "to grant", &canon, err) < 0) {
 			sb_addf(warnings, "%s; skipped (%s)\n", err->msg, err->hint);
 			error_set(err, "%s", "");
@@ -165,7 +174,6 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			free(canon);
 		}
 	}
-	context_free_areas(areas, nareas);
 	config_grants_free(grants, n);
 	return rc;
 }

@@ -44,6 +44,10 @@ char **context_writable_areas(const char *root, const char *home, const struct c
                               size_t *n);
 void context_free_areas(char **areas, size_t n);
 
+/* Set c->areas from the root and cfg's write grants, once per plan: the
+ * grants, the shells and moat's own places are judged against them. */
+void context_set_areas(struct context *c, const struct config *cfg);
+
 /* shell_find's resolver (shell_resolve_fn) for a session or moat check:
  * context_resolve_unplanted against areas, a context_writable_areas list. */
 int context_resolve_shell(const char *path, char **canon, void *areas, struct error *err);

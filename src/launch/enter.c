@@ -177,6 +177,9 @@ int launch_exec(struct launch *l, char **argv, struct error *err)
 	if (l->shell_dir && apply_shell_env(l, err) < 0)
 		return EXIT_MOAT_FAILED;
 	overrides_apply(&l->overrides);
-	execv(l->exe, argv);
+	/* The file that was judged runs, opened once: a jailbroken tool's
+	 * canonical path (tool.c) refusing any link, so a leftover process
+	 * flipping one cannot swap in a script of its own. */
+	platform_exec_file(l->exe, l->jailbroken, argv);
 	return exec_error(l, errno, err);
 }

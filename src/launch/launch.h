@@ -41,14 +41,16 @@ struct launch {
 	struct sandbox_support support;
 	struct env_overrides overrides; /* MOAT_ENV_*, applied right before exec */
 
-	char *exe;             /* what is exec'd */
-	char *name;            /* its name, for confirm and messages */
-	const char *shell_dir; /* a tool's shell, whose env file applies once confined */
-	char *path;            /* a session's PATH: its shells' bin directories first */
-	char *jailbreak_env;   /* a session's MOAT_JAILBREAK for the wrappers inside */
+	char *exe;                 /* what is exec'd */
+	char *name;                /* its name, for confirm and messages */
+	const char *shell_dir;     /* a tool's shell, whose env file applies once confined */
+	char *path;                /* a session's PATH: its shells' bin directories first */
+	char *jailbreak_env;       /* a session's MOAT_JAILBREAK for the wrappers inside */
+	const char *jailbreak_how; /* a jailbroken tool: who asked (config.zon, MOAT_JAILBREAK) */
 
 	bool session;          /* moat run / moat shell: namespaces, descriptors closed */
 	bool already_confined; /* a tool inside a session: no second layer */
+	bool nested;           /* a session planned inside a sandbox: nothing runs unconfined */
 	bool jailbroken;       /* a tool that runs unconfined */
 	bool confirm;          /* ask on the terminal before it starts */
 	bool shell_confirms;   /* a session: .confirm names one of its shells */

@@ -5,6 +5,7 @@
 #include "base/envvars.h"
 #include "base/path.h"
 #include "context/context.h"
+#include "context/writable.h"
 #include "shells/shells.h"
 
 extern char **environ;
@@ -82,4 +83,41 @@ int overrides_check_home(const struct env_overrides *o, const struct profile *p,
 		                "$MOAT_ROOT/.moat/home is /.moat/home)");
 	err->status = EXIT_MOAT_FAILED;
 	return -1;
+}
+
+int overrides_judge_for_jailbreak(const char *shown, const char *value,
+                                  const struct jailbreak_places *j, struct error *err)
+{
+	char **parts = path_list_split(value, NULL);
+	int rc = 0;
+	for (char **p = parts; *p && rc == 0; p++) {
+		if ((*p)[0] != '/')
+			continue;
+		cleanup_free char *what =
+		    xasprintf("to hand jailbroken %s %s=%s", j->bin, shown, value);
+		cleanup_free char *canon = NULL;
+		if (context_resolve_unwritable(*p, j->root, j->areas, j->n, what, &canon, err) == 0)
+			continue;
+		error_hint(err,
+		           "%s runs with no sandbox: sandboxed code could leave settings there "
+		           "(a .gitconfig, hooks, a config file) that it would follow outside",
+		           j->bin);
+		error_hint(err, "run %s confined: take it out of %s", j->bin, j->how);
+		error_hint(err, "or do not hand it %s when it runs jailbroken", shown);
+		err->status = EXIT_MOAT_FAILED;
+		rc = -1;
+	}
+	path_list_free(parts);
+	return rc;
+}
+
+int overrides_check_jailbroken(const struct env_overrides *o, const struct jailbreak_places *j,
+                               struct error *err)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		cleanup_free char *shown = xasprintf("%s%s", ENV_OVERRIDE_PREFIX, o->vars[i].name);
+		if (overrides_judge_for_jailbreak(shown, o->vars[i].value, j, err) < 0)
+			return -1;
+	}
+	return 0;
 }

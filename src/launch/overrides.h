@@ -25,4 +25,27 @@ void overrides_free(struct env_overrides *o);
 int overrides_check_home(const struct env_overrides *o, const struct profile *p, const char *bin,
                          struct error *err);
 
+/* Where a jailbroken tool's environment may not point: where sandboxed
+ * code can write. */
+struct jailbreak_places {
+	const char *root;
+	const char *const *areas; /* the root and write grants, canonical */
+	size_t n;
+	const char *bin; /* the jailbroken tool */
+	const char *how; /* who jailbroke it: "config.zon's .jailbreak", "MOAT_JAILBREAK" */
+};
+
+/* A jailbroken tool runs unconfined, so a value it is handed that names a
+ * place sandboxed code can write (the root, a write grant, a past root)
+ * would let that code steer it: a HOME holding a .gitconfig with
+ * core.fsmonitor, a config file, a PATH entry. Refuse every MOAT_ENV_*
+ * value that is such a path, or a colon list holding one, naming both ways
+ * out: the tool confined, or the value unset. */
+int overrides_check_jailbroken(const struct env_overrides *o, const struct jailbreak_places *j,
+                               struct error *err);
+
+/* The same judgement for one value; shown names it in the message. */
+int overrides_judge_for_jailbreak(const char *shown, const char *value,
+                                  const struct jailbreak_places *j, struct error *err);
+
 #endif

@@ -1,12 +1,53 @@
 #include "launch/plan.h"
 
+#include <string.h>
+
+#include "base/path.h"
+#include "context/own.h"
 #include "context/settings.h"
+
+/* config.zon did not parse: if it lies where sandboxed code can write, that
+ * is the news, not the syntax error sandboxed code may have made. */
+static void explain_unparsable(struct launch *l, struct error *err)
+{
+	const char *root = l->ctx.root;
+	struct own_places o;
+	own_gather(&o, l->ctx.home, OWN_CONFIG);
+	struct own_judge j = {.root = root, .areas = &root, .n = 1, .home = l->ctx.home};
+	struct error placed = {0};
+	if (own_check(&o, &j, &placed) < 0)
+		*err = placed;
+	own_free(&o);
+}
 
 int plan_load_config(struct launch *l, struct error *err)
 {
 	cleanup_free char *path = settings_path(l->ctx.home);
 	sb_addf(&l->notes, "config %s\n", path);
-	return settings_load(l->ctx.home, l->ctx.root, &l->cfg, err);
+	if (settings_read(path, &l->cfg, NULL, NULL, err) < 0) {
+		explain_unparsable(l, err);
+		return -1;
+	}
+	context_set_areas(&l->ctx, &l->cfg);
+	return 0;
+}
+
+int plan_check_own(struct launch *l, unsigned kinds, const char *const *binaries, size_t nbinaries,
+                   struct error *err)
+{
+	struct own_places o;
+	own_gather(&o, l->ctx.home, kinds);
+	for (size_t i = 0; i < nbinaries; i++)
+		if (binaries[i])
+			own_add(&o, OWN_BINARY, path_basename(binaries[i]), binaries[i]);
+	struct own_judge j = {.root = l->ctx.root,
+	                      .areas = (const char *const *)l->ctx.areas,
+	                      .n = l->ctx.nareas,
+	                      .cfg = &l->cfg,
+	                      .home = l->ctx.home};
+	int rc = own_check(&o, &j, err);
+	own_free(&o);
+	return rc;
 }
 
 int plan_build_profile(struct launch *l, const char *bin, struct error *err)

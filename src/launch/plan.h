@@ -4,8 +4,16 @@
 
 #include "launch/launch.h"
 
-/* config.zon for l->ctx's home, refused when sandboxed code could write it. */
+/* config.zon for l->ctx's home, and the writable areas it makes
+ * (l->ctx.areas). A file that does not parse is an error, which says so
+ * when it lies where sandboxed code can write. */
 int plan_load_config(struct launch *l, struct error *err);
+
+/* moat's own places of kinds (context/own.h) and the binaries given (NULL
+ * entries skipped), judged against l->ctx.areas and past roots: -1 with
+ * err (status 125) for the first that sandboxed code could write. */
+int plan_check_own(struct launch *l, unsigned kinds, const char *const *binaries, size_t nbinaries,
+                   struct error *err);
 
 /* The grants in force for bin (NULL: all, as a session unions them), the
  * sockets, the kernel's support, and the profile from l->ctx. */

@@ -9,6 +9,8 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
+#include "base/xdg.h"
+#include "context/own.h"
 #include "context/settings.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
@@ -26,6 +28,30 @@ static char *find_wrapper(void)
 	return realpath(wrapper, NULL);
 }
 
+/* The moat-wrappers a shell's tools lead to: every bin/ entry must lead to
+ * one (a dangling link would let the real tool run unconfined, silently),
+ * each must be out of sandboxed code's reach like moat itself, and the
+ * sandbox must be able to run them. */
+static int add_wrappers(struct launch *l, const char *name, const char *dir, struct error *err)
+{
+	char **wrappers = NULL;
+	if (shell_check_bin(dir, &wrappers, err) < 0) {
+		error_hint(err, "moat run, moat shell and moat check refuse shell '%s' until then",
+		           name);
+		return -1;
+	}
+	int rc = 0;
+	for (char **w = wrappers; *w && rc == 0; w++) {
+		const char *one[] = {*w};
+		if (!l->nested)
+			rc = plan_check_own(l, 0, one, 1, err);
+		if (rc == 0)
+			context_add_wrapper(&l->ctx, *w);
+	}
+	path_list_free(wrappers);
+	return rc;
+}
+
 /* Shells from names[nrequired] on are config.zon's .default: one that does
  * not resolve is a warning, so that it stops no command that does not need
  * it (one that does then fails to find its tool, below the warning). */
@@ -33,8 +59,7 @@ static int add_shells(struct launch *l, const char *const *names, size_t n, size
                       struct error *err)
 {
 	struct strbuf path = STRBUF_INIT;
-	size_t nareas;
-	char **areas = context_writable_areas(l->ctx.root, l->ctx.home, &l->cfg, &nareas);
+	char **areas = l->ctx.areas;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		cleanup_free char *dir = NULL;
@@ -51,13 +76,12 @@ static int add_shells(struct launch *l, const char *const *names, size_t n, size
 			rc = 0;
 			continue;
 		}
-		if (rc < 0)
+		if (rc < 0 || (rc = add_wrappers(l, names[i], dir, err)) < 0)
 			break;
 		sb_addf(&l->notes, "shell %s: %s\n", names[i], dir);
 		context_add_shell(&l->ctx, dir);
 		sb_addf(&path, "%s/bin:", dir);
 	}
-	context_free_areas(areas, nareas);
 	const char *caller = getenv("PATH");
 	sb_adds(&path, caller && *caller ? caller : "/usr/local/bin:/usr/bin:/bin");
 	l->path = sb_detach(&path);
@@ -119,8 +143,9 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
  * would exempt every wrapped tool). Takes exe; returns the real binary or NULL. */
 static char *unwrap_tool(const struct launch *l, char *exe)
 {
+	(void)l;
 	cleanup_free char *canon = realpath(exe, NULL);
-	if (!canon || !l->ctx.wrapper || strcmp(canon, l->ctx.wrapper) != 0)
+	if (!canon || !shell_is_wrapper(canon))
 		return exe;
 	cleanup_free char *bin_dir = path_dirname(exe);
 	cleanup_free char *shell = path_dirname(bin_dir);
@@ -256,7 +281,25 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 		return -1;
 	sb_addf(&l->notes, "root %s (home %s)\n", l->ctx.root, l->ctx.home);
 	l->ctx.wrapper = find_wrapper();
-	if (plan_load_config(l, err) < 0 || choose_shells(l, shells, n, err) < 0)
+	/* The copy moat wrap links local shells to (cmd_wrap.c) runs too: a
+	 * tool of a shell not named here then fails on its manifest, clearly. */
+	cleanup_free char *data = xdg_moat_dir(XDG_DATA, l->ctx.home);
+	cleanup_free char *copy = path_join(data, "moat-wrapper");
+	cleanup_free char *copy_canon = realpath(copy, NULL);
+	if (copy_canon && shell_is_wrapper(copy_canon))
+		context_add_wrapper(&l->ctx, copy_canon);
+	if (plan_load_config(l, err) < 0)
+		return -1;
+	/* moat's own files and binaries decide how this and every later run is
+	 * confined (context/own.h). Inside a sandbox already (a nested
+	 * session) nothing here runs unconfined, and the outer sandbox bounds
+	 * whatever they say. */
+	l->nested = sandbox_already_confined(l->ctx.root, l->ctx.home);
+	cleanup_free char *self = platform_self_exe();
+	const char *binaries[] = {self, l->ctx.wrapper};
+	if (!l->nested && plan_check_own(l, OWN_FILES, binaries, 2, err) < 0)
+		return -1;
+	if (choose_shells(l, shells, n, err) < 0)
 		return -1;
 	add_git_worktree(l);
 	resolve_jailbreaks(l);

@@ -10,6 +10,7 @@
 #ifndef MOAT_SHELLS_SHELLS_H
 #define MOAT_SHELLS_SHELLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/strbuf.h"
@@ -76,6 +77,18 @@ typedef int shell_resolve_fn(const char *path, char **canon, void *arg, struct e
  * returned it: never resolved a second time. */
 int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, void *arg, char **dir,
                struct error *err);
+
+/* Does every entry of <shell_dir>/bin lead to a moat-wrapper? A dangling
+ * link, a link elsewhere or an executable of its own would run the tool
+ * unconfined from PATH (a dangling link is skipped and the next tool of
+ * that name runs). *wrappers gets the distinct canonical moat-wrappers the
+ * entries lead to (NULL-terminated; path_list_free). -1 with err naming the
+ * broken entries (status EXIT_MOAT_FAILED). A readdir, then a readlink per
+ * entry and a realpath per distinct link text. */
+int shell_check_bin(const char *shell_dir, char ***wrappers, struct error *err);
+
+/* Is canon (canonical) a moat-wrapper: a regular file of that name? */
+bool shell_is_wrapper(const char *canon);
 
 /* Load <shell_dir>/share/moat/manifest. */
 int manifest_load(const char *shell_dir, struct manifest *m, struct error *err);

@@ -601,6 +601,43 @@ static size_t final_index(const struct report *r, size_t i)
 	return i;
 }
 
+/* A write grant holding or inside one of moat's own places would let
+ * sandboxed code rewrite how moat confines it (moat allow --write refuses
+ * it): never suggested, the reason shown instead. */
+static void refuse_own(struct report *r, const struct trace_facts *f)
+{
+	for (size_t i = 0; i < r->nsugg; i++) {
+		struct suggestion *s = &r->sugg[i];
+		if (s->kind != SUGG_GRANT || s->merged_into != NOT_MERGED ||
+		    !(s->access & ACCESS_WRITE))
+			continue;
+		for (size_t k = 0; k < f->nown; k++) {
+			bool holds = path_is_under(f->own[k], s->path);
+			if (!holds && !path_is_under(s->path, f->own[k]))
+				continue;
+			struct strbuf why = STRBUF_INIT;
+			sb_addf(&why, "a write grant on ");
+			visible_add(&why, s->path, strlen(s->path), visible_utf8_locale());
+			bool same = strcmp(s->path, f->own[k]) == 0;
+			sb_addf(&why, " would %s %s (",
+			        same    ? "be"
+			        : holds ? "hold"
+			                : "lie inside",
+			        f->own_what[k]);
+			visible_add(&why, f->own[k], strlen(f->own[k]), visible_utf8_locale());
+			sb_adds(&why,
+			        "), where sandboxed code must never write; moat allow --write "
+			        "refuses that");
+			free(s->why);
+			s->why = sb_detach(&why);
+			s->kind = SUGG_NONE;
+			if (!s->refused)
+				s->refused = s->path;
+			break;
+		}
+	}
+}
+
 static void report_build(struct report *r, const struct trace_log *log, const struct profile *p,
                          const struct trace_facts *f)
 {
@@ -615,6 +652,7 @@ static void report_build(struct report *r, const struct trace_log *log, const st
 			add_seccomp_denial(r, i, d, p, f);
 	}
 	collapse(r, f->home);
+	refuse_own(r, f);
 }
 
 static void report_free(struct report *r)

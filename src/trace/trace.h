@@ -96,6 +96,11 @@ struct trace_facts {
 	const char *config; /* config.zon's path, for the settings a refusal needs */
 	int abi;            /* the kernel's Landlock ABI */
 	int status;         /* the command's exit status, for the JSON document */
+	/* moat's own places (context/own.h), canonical, and what each is: no
+	 * write grant that holds or lies inside one is ever suggested. */
+	const char *const *own;
+	const char *const *own_what;
+	size_t nown;
 };
 
 /* Render the report for stderr: the refused paths, grouped, the refusals

@@ -129,8 +129,15 @@ static int check_not_wrapper(const struct tool *t, struct error *err)
 		err->status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 		return -1;
 	}
-	if (t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev &&
-	    real.st_ino == self.st_ino) {
+	/* Another shell's tool leads to a moat-wrapper too, maybe another copy
+	 * (moat wrap installs one per user): a link is followed to its name. */
+	struct stat link;
+	cleanup_free char *canon = lstat(t->real, &link) == 0 && S_ISLNK(link.st_mode)
+	                               ? realpath(t->real, NULL)
+	                               : xstrdup(t->real);
+	if ((t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev &&
+	     real.st_ino == self.st_ino) ||
+	    (canon && shell_is_wrapper(canon))) {
 		error_set(err, "'%s' in the manifest points back at moat-wrapper", t->name);
 		error_hint(err, "the manifest must name the real binary, e.g. /usr/bin/%s",
 		           t->name);

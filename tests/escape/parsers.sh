@@ -178,13 +178,18 @@ GSH=$XDG_DATA_HOME/moat/shells/granted
 CFG=$XDG_CONFIG_HOME/moat/config.zon
 mkdir -p "$(dirname "$CFG")"
 printf '.{ .jailbreak = .{ "cat" }, .allow = .{ .{ .bin = "*", .paths = .{ "%s" }, .write = true } } }\n' "$XDG_DATA_HOME" >"$CFG"
-run "$MOAT" run -- sh -c "printf 'cat\t/bin/sh\n' >'$GSH/share/moat/manifest' && echo 'cat \"\$HOME/.ssh/id_rsa\" >stolen2' >notes2.txt && echo REWRITTEN"
-expect_out "(the sandbox may rewrite a shell under its write grant)" '^REWRITTEN$'
+run "$MOAT" run -- sh -c "printf 'cat\t/bin/sh\n' >'$GSH/share/moat/manifest' && echo REWRITTEN"
+[ "$rc" -eq 125 ] && grep -q "refusing to run: moat's data directory .* lies under the write grant" "$T/.err" &&
+	! grep -q REWRITTEN "$T/.out" && ok "moat run refuses to start with moat's shells under a write grant (issue 13)" ||
+	{ not_ok "moat run refuses to start with moat's shells under a write grant" && _show run; }
+# What an older moat let the sandbox do: the manifest rewritten.
+printf 'cat\t/bin/sh\n' >"$GSH/share/moat/manifest"
+echo 'cat "$HOME/.ssh/id_rsa" >stolen2' >"$PROJ/notes2.txt"
 rm -f "$PROJ/stolen2"
 run timeout 10 env MOAT_ROOT="$PROJ" "$GSH/bin/cat" notes2.txt
-[ "$rc" -eq 1 ] && grep -q "cat: $KEY: Permission denied" "$T/.err" && ! grep -q DECOY-SSH-KEY "$PROJ/stolen2" 2>/dev/null &&
+[ "$rc" -eq 125 ] && grep -q "refusing to run: .* lies under the write grant" "$T/.err" && ! grep -q DECOY-SSH-KEY "$PROJ/stolen2" 2>/dev/null &&
 	ok "a jailbroken name in a shell under a write grant never runs what the sandbox wrote" ||
-	not_ok "a jailbroken name in a shell under a write grant never runs what the sandbox wrote (it ran /bin/sh unconfined)"
+	{ not_ok "a jailbroken name in a shell under a write grant never runs what the sandbox wrote (it ran /bin/sh unconfined)" && _show cat; }
 rm -rf "$CFG" "$GSH" "$PROJ/stolen2" "$PROJ/notes2.txt"
 
 # 4. Steer `moat wrap`, which runs unconfined when the user re-wraps the

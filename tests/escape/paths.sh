@@ -338,9 +338,13 @@ mkdir -p "$HOME/.cargo/bin" && echo CARGO-TOKEN >"$HOME/.cargo/credentials.toml"
 "$MOAT" wrap tools /bin/cat >/dev/null 2>&1
 printf '.{ .default = .{ "tools" }, .allow = .{ .{ .bin = "*", .paths = .{ "~/.local" }, .write = true } } }\n' >"$CFG"
 run "$MOAT" run -- sh -c 'cd "$XDG_DATA_HOME/moat/shells" && mv tools tools.real && ln -s "$HOME/.cargo" tools && echo SWAPPED'
-expect_out "(the sandbox may re-point a shell under a write grant)" '^SWAPPED$'
+[ "$rc" -eq 125 ] && ! grep -q SWAPPED "$T/.out" && grep -q "lies under the write grant $HOME/.local" "$T/.err" &&
+	ok "moat run refuses to start with moat's shells under a write grant (issue 13)" ||
+	{ not_ok "moat run refuses to start with moat's shells under a write grant" && _show run; }
+# What an older moat let the sandbox do: the shell re-pointed.
+(cd "$XDG_DATA_HOME/moat/shells" && mv tools tools.real && ln -s "$HOME/.cargo" tools)
 run "$MOAT" run -- cat "$HOME/.cargo/credentials.toml"
-! grep -q CARGO-TOKEN "$T/.out" && grep -q "is a symlink inside" "$T/.err" &&
+! grep -q CARGO-TOKEN "$T/.out" && grep -qE "is a symlink inside|where sandboxed code can write" "$T/.err" &&
 	ok "a shell found by name cannot be re-pointed by a planted link" ||
 	{ not_ok "a shell found by name cannot be re-pointed by a planted link" && _show cat; }
 rm -f "$CFG" "$XDG_DATA_HOME/moat/shells/tools" && mv "$XDG_DATA_HOME/moat/shells/tools.real" "$XDG_DATA_HOME/moat/shells/tools"

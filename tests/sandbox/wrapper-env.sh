@@ -97,6 +97,15 @@ confined_cat() { # NAME: the last run was cat of ~/.ssh/id_rsa, confined
 }
 run "$SH/bin/cat" "$HOME/.ssh/id_rsa"
 confined_cat "not jailbroken: ~/.ssh is denied"
+# A jailbroken tool is never handed a value naming the root (issue 19): the
+# env file's PLAIN=$MOAT_ROOT/sub refuses the jailbreak; a shell without it
+# jailbreaks.
+run env MOAT_JAILBREAK=cat "$SH/bin/cat" "$HOME/.ssh/id_rsa"
+[ "$rc" -eq 125 ] && grep -q "refusing to hand jailbroken cat PLAIN" "$T/.err" && ! grep -q DECOY "$T/.out" &&
+	ok "a jailbreak with an env file value in the root is refused" ||
+	{ not_ok "a jailbreak with an env file value in the root is refused" && _show cat; }
+expect_ok "moat wrap a shell with no env file" "$MOAT" wrap free /usr/bin/env /usr/bin/cat
+SH=$(cd "$XDG_DATA_HOME/moat/shells/free" && pwd -P)
 run env MOAT_JAILBREAK=cat "$SH/bin/cat" "$HOME/.ssh/id_rsa"
 expect_out "MOAT_JAILBREAK=cat: cat reads ~/.ssh" '^DECOY-SSH-KEY$'
 run env MOAT_JAILBREAK=/usr/bin/env:/usr/bin/cat "$SH/bin/cat" "$HOME/.ssh/id_rsa"
@@ -108,9 +117,13 @@ run env MOAT_JAILBREAK=env "$SH/bin/env"
 	ok "a jailbroken tool is not told it is sandboxed" || { not_ok "a jailbroken tool is not told it is sandboxed" && _show env; }
 printf '#!/bin/sh\ncat "$@"\n' >"$PROJ/peek"
 chmod +x "$PROJ/peek"
-expect_ok "wrap a tool that lives in the root" "$MOAT" wrap tools "$PROJ/peek"
+expect_ok "wrap a tool that lives in the root" "$MOAT" wrap free "$PROJ/peek"
 run env MOAT_JAILBREAK=peek "$SH/bin/peek" "$HOME/.ssh/id_rsa"
-confined_cat "a bare-name jailbreak never frees a binary under the root"
+[ "$rc" -eq 125 ] && grep -q "refusing to jailbreak peek: .*$PROJ/peek' lies under the sandbox root" "$T/.err" &&
+	! grep -q DECOY "$T/.out" && ok "a bare-name jailbreak of a binary under the root is refused" ||
+	{ not_ok "a bare-name jailbreak of a binary under the root is refused" && _show peek; }
+run "$SH/bin/peek" "$HOME/.ssh/id_rsa"
+confined_cat "and without the jailbreak it runs confined"
 
 # A shell inside the root can be rewritten by sandboxed code: "git" pointed at
 # bash, with BASH_ENV in its env file, would run the attacker's script

@@ -104,9 +104,11 @@ run "$MOAT" run nest -- t1
 	ok "twenty deep inside moat run" || { not_ok "twenty deep inside moat run" && _show moat run nest -- t1; }
 
 # Control: stacking really does stop at 16, so the test above can fail.
-# moat run (copied into the root, so it can run there) adds one layer a level.
+# moat run adds one layer a level: the first from the build tree (moat
+# refuses to run from where sandboxed code can write), the nested ones from
+# a copy in the root, which they can run.
 cp "$MOAT" "$PROJ/moat-copy"
-printf '#!/bin/sh\n[ "$1" -ge "$2" ] && exit 0\nexec ./moat-copy run -- ./stack $(($1 + 1)) "$2"\n' >"$PROJ/stack"
+printf '#!/bin/sh\n[ "$1" -ge "$2" ] && exit 0\nm=./moat-copy; [ "$1" = 0 ] && m=%s\nexec "$m" run -- ./stack $(($1 + 1)) "$2"\n' "$MOAT" >"$PROJ/stack"
 chmod +x "$PROJ/stack"
 expect_ok "control: 16 nested moat runs (16 layers) work" ./stack 0 16
 expect_status "control: a 17th layer fails" 125 ./stack 0 17

@@ -59,7 +59,41 @@ static char *section(const char *report, const char *from)
 	return end ? xstrndup(s, (size_t)(end - s + 1)) : xstrdup(s);
 }
 
-static const struct trace_facts facts = {HOME, HOME "/.config/moat/config.zon", 7, 0};
+static const char *const own[] = {HOME "/.config/moat", HOME "/.local/state/moat"};
+static const char *const own_what[] = {"moat's config directory", "moat's state directory"};
+static const struct trace_facts facts = {.home = HOME,
+                                         .config = HOME "/.config/moat/config.zon",
+                                         .abi = 7,
+                                         .own = own,
+                                         .own_what = own_what,
+                                         .nown = 2};
+
+/* No write grant over moat's own files is ever suggested (issue 13). */
+static void test_own(void)
+{
+	struct profile p = test_profile();
+	struct trace_log log = {0};
+	add(&log, 30, "sh", NULL, TRACE_CREATE, HOME "/.config/moat/config.zon.tmp", NULL, EACCES);
+	add(&log, 31, "sh", NULL, TRACE_CREATE, HOME "/.local/x", NULL, EACCES);
+	add(&log, 31, "sh", NULL, TRACE_CREATE, HOME "/.local/state/y", NULL, EACCES);
+	add(&log, 32, "sh", NULL, TRACE_CREATE, HOME "/.config/gh/hosts", NULL, EACCES);
+	add(&log, 33, "sh", NULL, TRACE_READ, HOME "/.config/moat/config.zon", NULL, EACCES);
+	struct strbuf out = STRBUF_INIT;
+	trace_report(&log, &p, &facts, &out);
+	CHECK(strstr(out.buf, "~/.config/moat --write") == NULL &&
+	          strstr(out.buf, "~/.local --write") == NULL &&
+	          strstr(out.buf, "~/.local/state --write") == NULL,
+	      "no write grant holding or inside moat's own places is suggested");
+	CHECK(strstr(out.buf,
+	             "none for " HOME "/.config/moat/config.zon.tmp: a write grant on " HOME
+	             "/.config/moat would be moat's config directory") != NULL,
+	      "the reason is shown instead");
+	CHECK(strstr(out.buf, "moat allow sh ~/.config/gh --write\n") != NULL,
+	      "a write grant beside them is still suggested");
+	sb_release(&out);
+	trace_log_free(&log);
+	profile_free(&p);
+}
 
 static void test_collapse(void)
 {
@@ -316,5 +350,6 @@ int main(void)
 	test_seccomp();
 	test_open_regular();
 	test_race();
+	test_own();
 	return tap_done();
 }

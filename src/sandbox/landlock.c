@@ -167,9 +167,9 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	landlock_note("attr-size", NULL, size);
 	/* After sandbox_private_mounts, so "/tmp" names the private tmpfs. */
 	for (size_t i = 0; i < p->nrules; i++) {
-		/* A protected path lies in the root, whose rule covers reading it;
-		 * only the read-only mount makes it protected. */
-		if (p->rules[i].origin == ORIGIN_PROTECTED)
+		/* A protected path lies in the root or a write grant, whose rule
+		 * covers it; only its mount (namespaces.c) makes it protected. */
+		if (p->rules[i].protect != PROTECT_NONE)
 			continue;
 		if (add_rule(ruleset, &p->rules[i], attr.handled_access_fs, err) < 0)
 			return -1;

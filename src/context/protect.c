@@ -51,7 +51,8 @@ static void protect_modules(struct profile *p, const char *dir, int depth)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
 		cleanup_free char *sub = path_join(dir, e->d_name);
 		cleanup_free char *head = path_join(sub, "HEAD");

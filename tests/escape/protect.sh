@@ -116,6 +116,15 @@ expect_out "moat profile lists .git/hooks as protected" "$(re_quote "$PROJ/.git/
 expect_out "moat profile lists .git/config as protected" "$(re_quote "$PROJ/.git/config") +read +protected"
 expect_out "moat profile lists the submodule's hooks" "$(re_quote "$PROJ/.git/modules/sub/hooks") +read +protected"
 
+# --- --trace names the refusal "protected", and suggests no grant ---------
+run "$MOAT" run --trace -- sh -c "$PLANT; $FSMON; mv .git .git-aside"
+expect_out "--trace reports the hook write as protected" "none for $(re_quote "$PROJ/.git/hooks"): protected"
+expect_out "--trace reports the config rewrite as protected" "none for $(re_quote "$PROJ/.git/config"): protected"
+expect_out "--trace reports moving .git as protected" "none for $(re_quote "$PROJ/.git"): protected"
+expect_no_out "--trace suggests no moat allow for them" "moat allow"
+run "$MOAT" run --trace --json -- sh -c "$PLANT"
+expect_out "--trace --json says EROFS and protected" '"errno":"EROFS".*"why":"protected:'
+
 # --- git works inside -----------------------------------------------------
 git init -q --bare "$T/remote.git" && git -C "$PROJ" push -q "$T/remote.git" HEAD:refs/heads/up 2>/dev/null
 git -C "$T/remote.git" update-ref refs/heads/extra refs/heads/up

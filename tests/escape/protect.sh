@@ -151,7 +151,7 @@ expect_out "git works inside moat run: commit, branch, checkout, rebase, merge, 
 # git submodule init writes the superproject's config: outside. A
 # submodule cloned inside is the sandbox's own until the next run; once
 # there, its config is protected, and git submodule update rewrites
-# core.worktree in it every time: that fails inside (docs/config.md).
+# core.worktree in it every time: that fails inside (moat(1), PROTECTED PATHS).
 git clone -q "$PROJ" "$PROJ/clone" 2>/dev/null
 "$MOAT" allow '*' "$T/subsrc" >/dev/null 2>&1
 cd "$PROJ/clone" && run "$MOAT" run -- git -c protocol.file.allow=always submodule update -q --init

@@ -317,15 +317,19 @@ static int protect_all(const struct profile *p, struct error *err)
 
 /* A mount namespace of our own, for the protected paths alone: root needs
  * no user namespace (and would lose its hold on files of unmapped owners
- * in one); anyone else gets one mapping only their own ids. */
-static bool own_mount_namespace(void)
+ * in one); anyone else gets one mapping only their own ids. *shared says
+ * whether its mounts still share events with the host's: in a namespace
+ * owned by a new user namespace the kernel has made them slaves already. */
+static bool own_mount_namespace(bool *shared)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
+	*shared = true;
 	if (uid == 0 && unshare(CLONE_NEWNS) == 0)
 		return true;
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		return false;
+	*shared = false;
 	char map[64];
 	if (!write_file("/proc/self/setgroups", "deny"))
 		return false;
@@ -340,9 +344,10 @@ int sandbox_protect(const struct profile *p, struct error *err)
 {
 	if (!profile_has_protected(p))
 		return 0;
-	if (!own_mount_namespace())
+	bool shared;
+	if (!own_mount_namespace(&shared))
 		return 1;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (shared && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return error_set(err, "cannot make the sandbox's mounts private: %s",
 		                 strerror(errno));
 	return protect_all(p, err);

@@ -74,6 +74,8 @@ for how in run shell wrapper; do
 		ok "moat $how: .git/config has no core.fsmonitor"
 done
 
+grep -qF "$PROJ/.git" /proc/self/mountinfo && not_ok "no protecting mount shows on the host" ||
+	ok "no protecting mount shows on the host"
 run "$MOAT" run -- sh -c "$FSMON"
 expect_out "git says it could not write its config" "could not write config file"
 

@@ -112,6 +112,37 @@ run "$MOAT" run -- sh -c 'echo x >g && git add g && git commit -qm wt' && cd "$P
 [ "$rc" -eq 0 ] && ok "git commit works in that linked worktree" || { not_ok "git commit works in that linked worktree" && _show worktree; }
 "$MOAT" unallow '*' "$T/main/.git" >/dev/null 2>&1
 
+# --- what the config names: core.hooksPath, include.path -----------------
+# Set outside (the user's own setup, as husky does), then attacked inside.
+mkdir -p "$PROJ/.githooks"
+printf '[core]\n\thooksPath = .githooks ; husky\n[include]\n\tpath = "../shared.gitconfig"\n[includeIf "gitdir:~/"]\n\tpath = ~/proj/more.gitconfig\n' >>"$PROJ/.git/config"
+printf '[user]\n\tname = t\n' >"$PROJ/shared.gitconfig"
+: >"$PROJ/more.gitconfig"
+run "$MOAT" run -- sh -c "printf '#!/bin/sh\ntouch $PWNED\n' >.githooks/pre-commit && chmod +x .githooks/pre-commit"
+[ "$rc" -ne 0 ] && [ ! -e "$PROJ/.githooks/pre-commit" ] && ok "refused: a hook in core.hooksPath's directory" ||
+	{ not_ok "refused: a hook in core.hooksPath's directory" && _show hooksPath; }
+run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c "printf '[core]\n\tfsmonitor = touch $PWNED\n' >>shared.gitconfig"
+[ "$rc" -ne 0 ] && ! grep -q fsmonitor "$PROJ/shared.gitconfig" && ok "refused: core.fsmonitor in a config file include.path names" ||
+	{ not_ok "refused: core.fsmonitor in a config file include.path names" && _show include; }
+run "$MOAT" run -- sh -c "echo '[core] fsmonitor = x' >more.gitconfig"
+[ "$rc" -ne 0 ] && ! grep -q fsmonitor "$PROJ/more.gitconfig" && ok "refused: core.fsmonitor in a file includeIf names (~/ expanded)" ||
+	{ not_ok "refused: core.fsmonitor in a file includeIf names" && _show includeIf; }
+nothing_planted "after hooksPath and include plants"
+rm -rf "$PROJ/.githooks"
+run "$MOAT" run -- sh -c "mkdir .githooks && printf '#!/bin/sh\ntouch $PWNED\n' >.githooks/pre-commit && chmod +x .githooks/pre-commit"
+[ "$rc" -ne 0 ] && [ ! -e "$PROJ/.githooks/pre-commit" ] && ok "refused: an absent core.hooksPath directory cannot be made and filled" ||
+	{ not_ok "refused: an absent core.hooksPath directory cannot be made and filled" && _show hooksPath-absent; }
+nothing_planted "after an absent hooksPath"
+rm -f "$PROJ/more.gitconfig"
+run "$MOAT" run -- sh -c "printf '[core]\\n\\tfsmonitor = touch $PWNED\\n' >more.gitconfig"
+[ "$rc" -ne 0 ] && ! grep -q fsmonitor "$PROJ/more.gitconfig" && ok "refused: making a config file an include names but is absent" ||
+	{ not_ok "refused: making a config file an include names but is absent" && _show include-absent; }
+nothing_planted "after an absent include"
+git -C "$PROJ" config --unset core.hooksPath
+git -C "$PROJ" config --remove-section include
+git -C "$PROJ" config --remove-section 'includeIf.gitdir:~/'
+rm -rf "$PROJ/.githooks" "$PROJ/shared.gitconfig" "$PROJ/more.gitconfig"
+
 # --- moat profile lists them ----------------------------------------------
 run "$MOAT" profile
 expect_out "moat profile lists .git/hooks as protected" "$(re_quote "$PROJ/.git/hooks") +read +protected"

@@ -14,9 +14,11 @@
  * directory is then the one protected): the git directory pinned, its
  * hooks/ and config read-only (made empty when absent, so the sandbox
  * cannot make them), and the same for every submodule's git directory
- * under modules/; a .git file itself read-only; then cfg's .protect paths
- * that exist. Only paths p lets the sandbox write are protected: Landlock
- * keeps the rest out of reach already. Nothing at all where cfg opts out
+ * under modules/; a .git file itself read-only; the hooks directory named
+ * by core.hooksPath and the files named by include.path and
+ * includeIf.*.path in its config; then cfg's .protect paths that exist. Only paths p lets the
+ * sandbox write are protected: Landlock keeps the rest out of reach already. Nothing at all where
+ * cfg opts out
  * (.unprotected). Reads the repository; changes nothing. */
 void context_protect(const struct context *c, const struct config *cfg, struct profile *p);
 

@@ -39,13 +39,13 @@ static int read_fd(int fd, const char *path, size_t max, char **data, size_t *le
 		if (n == 0)
 			break;
 		sb.len += (size_t)n;
-		sb.buf[sb.len] = '\0';
 		if (sb.len > max) {
 			sb_release(&sb);
 			errno = EFBIG;
 			return error_set(err, "'%s' is larger than %zu bytes", path, max);
 		}
 	}
+	sb.buf[sb.len] = '\0'; /* an empty file too: sb_grow leaves it unset */
 	*len = sb.len;
 	*data = sb_detach(&sb);
 	return 0;

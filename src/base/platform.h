@@ -4,6 +4,8 @@
 #define MOAT_BASE_PLATFORM_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
+#include <time.h>
 
 /* Was moat built for macOS? Then the profile it enforces is built for
  * macOS (context_platform). */
@@ -30,5 +32,14 @@ int platform_open_path_no_symlinks(const char *dir, const char *rel);
 /* pipe(2) with both ends close-on-exec, so a child spawned meanwhile keeps
  * neither end. 0, or -1 with errno. */
 int platform_pipe_cloexec(int fds[2]);
+
+/* A file's modification time from its stat: the field is st_mtim on
+ * Linux, st_mtimespec on macOS. */
+struct timespec platform_mtime(const struct stat *st);
+
+/* Make orphaned descendants this process's children, so that it can wait
+ * for (and kill) what a tool leaves behind. Linux's child subreaper; a
+ * no-op where there is none (macOS). */
+void platform_become_subreaper(void);
 
 #endif

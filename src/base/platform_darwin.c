@@ -87,3 +87,10 @@ bool platform_is_macos(void)
 {
 	return true;
 }
+
+struct timespec platform_mtime(const struct stat *st)
+{
+	return st->st_mtimespec;
+}
+
+void platform_become_subreaper(void) {}

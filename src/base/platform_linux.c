@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -122,4 +123,14 @@ int platform_pipe_cloexec(int fds[2])
 bool platform_is_macos(void)
 {
 	return false;
+}
+
+struct timespec platform_mtime(const struct stat *st)
+{
+	return st->st_mtim;
+}
+
+void platform_become_subreaper(void)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,12 +150,12 @@ static void kill_leftovers(void)
 	struct error ignored;
 	if (fs_read_file(path, 1 << 16, &buf, &len, &ignored) < 0)
 		return;
-	for (char *p = buf; *p;) {
-		long pid = strtol(p, &p, 10);
+	for (char *p = buf, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break; /* not a pid list: stop rather than spin */
 		if (pid > 0)
 			kill((pid_t)pid, SIGKILL);
-		while (*p == ' ' || *p == '\n')
-			p++;
 	}
 }
 
@@ -173,7 +172,7 @@ static void supervisor(struct launch *l, struct relay *r, char **argv, bool isol
 		_exit(EXIT_MOAT_FAILED);
 	}
 	if (!isolated)
-		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+		platform_become_subreaper();
 	if (relay_take_terminal(r) < 0) {
 		error_set(&err, "cannot give the sandbox its own terminal: %s", strerror(errno));
 		send_event(ch->events[1], 'E', EXIT_MOAT_FAILED, &err);

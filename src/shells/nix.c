@@ -43,6 +43,8 @@ void nix_set_feedback(const struct nix_feedback *fb)
 }
 
 static void say(void (*fn)(const char *), const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static void say(void (*fn)(const char *), const char *fmt, va_list ap)
 {
 	if (!fn)
 		return;

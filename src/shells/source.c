@@ -11,6 +11,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 
@@ -230,9 +231,11 @@ static void fp_file(struct fp *f, const char *rel, size_t len)
 	cleanup_free char *abs = path_join(f->root, rel0);
 	struct stat st;
 	int64_t v[4] = {-1, 0, 0, 0};
-	if (lstat(abs, &st) == 0)
+	if (lstat(abs, &st) == 0) {
+		struct timespec mtime = platform_mtime(&st);
 		v[0] = (int64_t)(st.st_mode & (S_IFMT | 0111)), v[1] = (int64_t)st.st_size,
-		v[2] = (int64_t)st.st_mtim.tv_sec, v[3] = (int64_t)st.st_mtim.tv_nsec;
+		v[2] = (int64_t)mtime.tv_sec, v[3] = (int64_t)mtime.tv_nsec;
+	}
 	fp_mix(f, rel, len);
 	fp_mix(f, "", 1);
 	fp_mix(f, v, sizeof(v));

@@ -562,7 +562,6 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
 		err->status = EXIT_MOAT_FAILED;
 	return rc;
 }
-#endif
 
 /* The last NSpid of /proc/PID/status: the pid in the innermost namespace. */
 static pid_t pid_seen_inside(pid_t pid)
@@ -593,3 +592,4 @@ void trace_record(struct trace_log *log, struct trace_denial *d)
 	d->pid = pid_seen_inside(d->pid);
 	trace_log_add(log, d);
 }
+#endif

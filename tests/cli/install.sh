@@ -7,7 +7,13 @@ command -v make >/dev/null || { skip "prerequisite: make"; done_testing; exit; }
 [ -f "$MOAT_SRC/Makefile" ] || { skip "prerequisite: the source tree's Makefile"; done_testing; exit; }
 
 DEST=$T/dest
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$MOAT_SRC" B="$MOAT_BUILD" DESTDIR="$DEST" PREFIX=/usr/local "$@"; }
+# -o: install the build under test as it is. Relinking it here, without
+# the flags it was built with (SANITIZE=...), would replace or delete the
+# binaries every other suite is running.
+mk() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$MOAT_SRC" B="$MOAT_BUILD" \
+		-o "$MOAT_BUILD/moat" -o "$MOAT_BUILD/moat-wrapper" DESTDIR="$DEST" PREFIX=/usr/local "$@"
+}
 mkdir -p "$DEST/usr/local/share/man/man1"
 echo "NOT MOAT'S" >"$DEST/usr/local/share/man/man1/other.1"
 expect_ok "make install DESTDIR=..." mk install

@@ -183,6 +183,7 @@ static void test_seccomp(void)
 	             "/proj/.moat/tmp\\\" }\",\"file\":\"" HOME "/.config/moat/config.zon\","
 	             "\"key\":\"sockets\",\"value\":\"" HOME "/proj/.moat/tmp\"") != NULL,
 	      "JSON: the setting, its file, key and value");
+	free(lines);
 	sb_release(&out);
 	trace_log_free(&log);
 	profile_free(&p);
@@ -198,12 +199,12 @@ static void test_open_regular(void)
 		abort();
 	char *file = path_join(dir, "script"), *fifo = path_join(dir, "fifo");
 	char *link = path_join(dir, "link"), *sub = path_join(dir, "sub");
-	char *via = path_join(dir, "via/script");
+	char *via = path_join(dir, "via/script"), *via_dir = path_join(dir, "via");
 	FILE *f = fopen(file, "w");
 	fputs("#!/bin/sh\n", f);
 	fclose(f);
 	if (mkfifo(fifo, 0644) < 0 || symlink("script", link) < 0 || mkdir(sub, 0755) < 0 ||
-	    symlink(".", path_join(dir, "via")) < 0)
+	    symlink(".", via_dir) < 0)
 		abort();
 	int fd = trace_open_regular(file);
 	char buf[16] = "";
@@ -217,6 +218,12 @@ static void test_open_regular(void)
 	CHECK(trace_open_regular(link) < 0, "a symlink is refused");
 	CHECK(trace_open_regular(via) < 0, "a path through a symlinked directory is refused");
 	CHECK(trace_open_regular("relative") < 0, "a relative path is refused");
+	free(file);
+	free(fifo);
+	free(link);
+	free(sub);
+	free(via);
+	free(via_dir);
 }
 
 static atomic_bool stop;

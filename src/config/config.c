@@ -148,20 +148,6 @@ static int read_list(struct checker *c, const struct zon_node *v, const char *ke
 /* A .dirs entry that is not absolute (after "~/") would match no project
  * root, and the rule would silently never apply: refused, as the original
  * tool refuses it. */
-static int check_dirs(struct checker *c, const struct zon_node *v, const struct config_allow *a)
-{
-	for (size_t i = 0; i < a->ndirs; i++) {
-		const char *d = a->dirs[i];
-		if (d[0] == '/' || strcmp(d, "~") == 0 || strncmp(d, "~/", 2) == 0)
-			continue;
-		const struct zon_node *s = &v->items[i];
-		bad(c, s->line, s->col, "'.dirs' entry '%s' is not an absolute path", d);
-		error_hint(c->err, "write it as /path/to/projects or ~/path/to/projects");
-		return -1;
-	}
-	return 0;
-}
-
 static int read_root(struct checker *c, const struct zon_node *v, enum config_root *out)
 {
 	cleanup_free char *value = NULL;
@@ -176,6 +162,52 @@ static int read_root(struct checker *c, const struct zon_node *v, enum config_ro
 		error_hint(c->err, "\"git\" (the default): the top of the git work tree around the "
 		                   "current directory; \"here\": the current directory");
 		return -1;
+	}
+	return 0;
+}
+
+/* Directories of projects (.dirs, .unprotected): absolute, or under ~/. */
+static int check_roots(struct checker *c, const struct zon_node *v, char **dirs, size_t n,
+                       const char *field)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *d = dirs[i];
+		if (d[0] == '/' || strcmp(d, "~") == 0 || strncmp(d, "~/", 2) == 0)
+			continue;
+		const struct zon_node *s = &v->items[i];
+		bad(c, s->line, s->col, "'.%s' entry '%s' is not an absolute path", field, d);
+		error_hint(c->err, "write it as /path/to/projects or ~/path/to/projects");
+		return -1;
+	}
+	return 0;
+}
+
+static bool has_dotdot(const char *p)
+{
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return false;
+}
+
+/* Paths relative to the root, never out of it. */
+static int check_protect(struct checker *c, const struct zon_node *v, char **paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *p = paths[i];
+		const struct zon_node *s = &v->items[i];
+		if (!*p || p[0] == '/' || p[0] == '~' || has_dotdot(p)) {
+			bad(c, s->line, s->col,
+			    "'.protect' entry '%s' is not a path inside the project root", p);
+			error_hint(c->err, "write it relative to the root, as \".envrc\" or "
+			                   "\".vscode/tasks.json\"");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -197,7 +229,7 @@ static int read_allow(struct checker *c, const struct zon_node *e, void *out)
 	    (f[2] && read_bool(c, f[2], "write", &a->write) < 0) ||
 	    (f[3] && read_bool(c, f[3], "exec", &a->exec) < 0) ||
 	    (f[4] && read_strings(c, f[4], "dirs", &a->dirs, &a->ndirs, NULL) < 0) ||
-	    (f[4] && check_dirs(c, f[4], a) < 0))
+	    (f[4] && check_roots(c, f[4], a->dirs, a->ndirs, "dirs") < 0))
 		return -1;
 	return 0;
 }
@@ -244,11 +276,11 @@ static int read_detect(struct checker *c, const struct zon_node *e, void *out)
 int config_from_tree(const struct zon_node *root, const char *filename, struct config *out,
                      struct error *err)
 {
-	static const char *const keys[] = {"jailbreak",  "default", "confirm", "links",
-	                                   "detect",     "allow",   "sockets", "root",
-	                                   "trace_hint", NULL};
+	static const char *const keys[] = {"jailbreak",  "default", "confirm",     "links",
+	                                   "detect",     "allow",   "sockets",     "root",
+	                                   "trace_hint", "protect", "unprotected", NULL};
 	struct checker c = {.file = filename, .err = err};
-	const struct zon_node *f[9];
+	const struct zon_node *f[11];
 	memset(out, 0, sizeof(*out));
 	if (!root)
 		return 0;
@@ -275,7 +307,13 @@ int config_from_tree(const struct zon_node *root, const char *filename, struct c
 	     read_list(&c, f[5], "allow", ".{ .bin = \"...\", .paths = .{ ... } }",
 	               (void **)&out->allow, sizeof(*out->allow), &out->nallow, read_allow) < 0) ||
 	    (f[6] && read_strings(&c, f[6], "sockets", &out->sockets, &out->nsockets, NULL) < 0) ||
-	    (f[7] && read_root(&c, f[7], &out->root) < 0))
+	    (f[7] && read_root(&c, f[7], &out->root) < 0) ||
+	    (f[9] && (read_strings(&c, f[9], "protect", &out->protect, &out->nprotect, NULL) < 0 ||
+	              check_protect(&c, f[9], out->protect, out->nprotect) < 0)) ||
+	    (f[10] &&
+	     (read_strings(&c, f[10], "unprotected", &out->unprotected, &out->nunprotected, NULL) <
+	          0 ||
+	      check_roots(&c, f[10], out->unprotected, out->nunprotected, "unprotected") < 0)))
 		goto out;
 	bool trace_hint = true;
 	if (f[8] && read_bool(&c, f[8], "trace_hint", &trace_hint) < 0)
@@ -309,6 +347,8 @@ void config_free(struct config *cfg)
 	free(cfg->default_pos);
 	free_strings(cfg->confirm, cfg->nconfirm);
 	free_strings(cfg->sockets, cfg->nsockets);
+	free_strings(cfg->protect, cfg->nprotect);
+	free_strings(cfg->unprotected, cfg->nunprotected);
 	for (size_t i = 0; i < cfg->nlinks; i++) {
 		free(cfg->links[i].dir);
 		free_strings(cfg->links[i].shells, cfg->links[i].nshells);
@@ -366,6 +406,19 @@ bool config_allow_applies(const struct config_allow *rule, const char *bin, cons
 	}
 	free(r);
 	return under;
+}
+
+bool config_protects(const struct config *cfg, const char *root, const char *home)
+{
+	char *r = comparable(root, home);
+	bool out = false;
+	for (size_t i = 0; i < cfg->nunprotected && !out; i++) {
+		char *d = comparable(cfg->unprotected[i], home);
+		out = d[0] == '/' && path_is_under(r, d);
+		free(d);
+	}
+	free(r);
+	return !out;
 }
 
 size_t config_grants(const struct config *cfg, const char *bin, const char *root, const char *home,

@@ -72,6 +72,14 @@ struct config {
 	size_t ndetect;
 	struct config_allow *allow;
 	size_t nallow;
+	/* .protect = .{ ".envrc" }: paths relative to every root, read-only in
+	 * the sandbox as .git/hooks and .git/config are (context/protect.c). */
+	char **protect;
+	size_t nprotect;
+	/* .unprotected = .{ "~/src/scratch" }: project roots (and what lies
+	 * below them) where nothing is protected, not even git's files. */
+	char **unprotected;
+	size_t nunprotected;
 };
 
 /* Parse and check a whole config file. An empty buffer (or one holding only
@@ -110,6 +118,10 @@ struct config_grant {
 size_t config_grants(const struct config *cfg, const char *bin, const char *root, const char *home,
                      struct config_grant **out);
 void config_grants_free(struct config_grant *grants, size_t n);
+
+/* Are protected paths kept read-only in the project at root, or did the
+ * user opt out of it there (.unprotected)? */
+bool config_protects(const struct config *cfg, const char *root, const char *home);
 
 /* Checks whether dir/marker exists; lets config_detect_shells stay pure. */
 typedef bool config_marker_fn(const char *dir, const char *marker, void *ctx);

@@ -142,6 +142,9 @@ static int confine(struct launch *l, struct error *err)
 {
 	if (!l->session && !isatty(0) && !isatty(1) && !isatty(2))
 		leave_terminal();
+	/* A session bound its protected paths in its own world already. */
+	if (!l->session && sandbox_protect(&l->profile, err) < 0)
+		return -1;
 	if (sandbox_apply(&l->profile, &l->support, err) < 0 || make_tmpdir(l->ctx.root, err) < 0)
 		return -1;
 	apply_profile_env(&l->profile);

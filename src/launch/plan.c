@@ -4,6 +4,7 @@
 
 #include "base/path.h"
 #include "context/own.h"
+#include "context/protect.h"
 #include "context/settings.h"
 
 /* config.zon did not parse: if it lies where sandboxed code can write, that
@@ -56,7 +57,10 @@ int plan_build_profile(struct launch *l, const char *bin, struct error *err)
 	    context_add_config_sockets(&l->ctx, &l->cfg, err) < 0 ||
 	    sandbox_probe(&l->support, err) < 0)
 		return -1;
-	return context_build_profile(&l->ctx, context_platform(), &l->profile, err);
+	if (context_build_profile(&l->ctx, context_platform(), &l->profile, err) < 0)
+		return -1;
+	context_protect(&l->ctx, &l->cfg, &l->profile);
+	return 0;
 }
 
 void launch_free(struct launch *l)

@@ -306,7 +306,7 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 	if (plan_build_profile(l, NULL, err) < 0)
 		return -1;
 	for (size_t i = 0; i < l->ctx.ngit_protect; i++)
-		profile_protect(&l->profile, l->ctx.git_protect[i]);
+		profile_protect(&l->profile, l->ctx.git_protect[i], PROTECT_READ_ONLY);
 	note_absent_grants(l);
 	profile_isolate(&l->profile);
 	sandbox_note_own_pids(&l->support);

@@ -65,7 +65,9 @@ static size_t path_hash(const char *s)
 }
 
 /* The slot of path in p->rule_slots: its rule's, or the free one where it
- * would go. nslots is a power of two, never more than half full. */
+ * would go. nslots is a power of two, never more than half full. Only
+ * rules that are not protected are indexed: profile_protect adds a second
+ * entry for a path, which profile_add_rule must never widen. */
 static size_t *rule_slot(const struct profile *p, const char *path)
 {
 	size_t mask = p->nslots - 1;
@@ -82,7 +84,8 @@ static void grow_slots(struct profile *p)
 	p->nslots = p->nslots ? p->nslots * 2 : 64;
 	p->rule_slots = xcalloc(p->nslots, sizeof(*p->rule_slots));
 	for (size_t i = 0; i < p->nrules; i++)
-		*rule_slot(p, p->rules[i].path) = i + 1;
+		if (p->rules[i].protect == PROTECT_NONE)
+			*rule_slot(p, p->rules[i].path) = i + 1;
 }
 
 void profile_add_rule(struct profile *p, const char *path, unsigned access, enum rule_origin origin,
@@ -260,9 +263,37 @@ void profile_isolate(struct profile *p)
 	profile_add_rule(p, "/dev/shm", ACCESS_RW, ORIGIN_PRIVATE, NULL);
 }
 
-void profile_protect(struct profile *p, const char *path)
+void profile_protect(struct profile *p, const char *path, enum protect_kind kind)
 {
-	profile_add_rule(p, path, ACCESS_READ, ORIGIN_PROTECTED, NULL);
+	bool pin = kind == PROTECT_PIN;
+	for (size_t i = 0; i < p->nrules; i++) {
+		struct rule *r = &p->rules[i];
+		if (r->protect == PROTECT_NONE || strcmp(r->path, path) != 0)
+			continue;
+		/* Read-only also pins (a mount point cannot be moved); making
+		 * an absent path is worth keeping. */
+		if (r->protect == PROTECT_PIN || (r->protect == PROTECT_READ_ONLY && !pin)) {
+			r->protect = kind;
+			r->access = pin ? ACCESS_RW : ACCESS_READ;
+			r->origin = pin ? ORIGIN_PINNED : ORIGIN_PROTECTED;
+		}
+		return;
+	}
+	p->rules = xrealloc_array(p->rules, p->nrules + 1, sizeof(*p->rules));
+	p->rules[p->nrules++] = (struct rule){
+	    .path = xstrdup(path),
+	    .access = pin ? ACCESS_RW : ACCESS_READ,
+	    .origin = pin ? ORIGIN_PINNED : ORIGIN_PROTECTED,
+	    .protect = kind,
+	};
+}
+
+bool profile_has_protected(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].protect != PROTECT_NONE)
+			return true;
+	return false;
 }
 
 void profile_free(struct profile *p)
@@ -307,11 +338,17 @@ bool profile_has_sockets(const struct profile *p)
 
 bool profile_allows_write(const struct profile *p, const char *path)
 {
-	for (size_t i = 0; i < p->nrules; i++)
-		if ((p->rules[i].access & ACCESS_WRITE) && p->rules[i].origin != ORIGIN_PRIVATE &&
-		    path_is_under(path, p->rules[i].path))
-			return true;
-	return false;
+	bool writable = false;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct rule *r = &p->rules[i];
+		if (!path_is_under(path, r->path))
+			continue;
+		if (r->origin == ORIGIN_PROTECTED)
+			return false; /* bound read-only, whatever Landlock allows */
+		if ((r->access & ACCESS_WRITE) && r->origin != ORIGIN_PRIVATE)
+			writable = true;
+	}
+	return writable;
 }
 
 const char *access_name(unsigned access)
@@ -344,6 +381,7 @@ const char *origin_name(enum rule_origin origin)
 	case ORIGIN_PRIVATE: return "private";
 	case ORIGIN_PROTECTED: return "protected";
 	case ORIGIN_GIT: return "git";
+	case ORIGIN_PINNED: return "pinned";
 	}
 	return "?";
 }

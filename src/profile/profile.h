@@ -39,6 +39,18 @@ enum rule_origin {
 	ORIGIN_PRIVATE, /* the session's own /tmp, /var/tmp, /dev/shm, never the host's (isolate) */
 	ORIGIN_PROTECTED, /* in the root, but read-only: .git/hooks, .git/config, .protect */
 	ORIGIN_GIT,       /* a linked git work tree's git directory outside the root */
+	ORIGIN_PINNED,    /* in the root, writable, but cannot be moved or replaced: .git */
+};
+
+/* How a path in a writable place is kept from sandboxed code, because
+ * something outside the sandbox later runs or trusts it (profile_protect). */
+enum protect_kind {
+	PROTECT_NONE,      /* not protected: every other rule */
+	PROTECT_READ_ONLY, /* bound read-only onto itself (ORIGIN_PROTECTED) */
+	PROTECT_MAKE_DIR,  /* the same, made as an empty directory when absent */
+	PROTECT_MAKE_FILE, /* the same, made as an empty file when absent */
+	PROTECT_PIN,       /* bound onto itself, writable: it cannot be renamed, removed or
+	                    * replaced, so what was protected below it stays (ORIGIN_PINNED) */
 };
 
 /* Whose system paths the profile is built for. macOS's <mach-o/loader.h>
@@ -51,7 +63,8 @@ struct rule {
 	char *path;      /* absolute, canonical */
 	unsigned access; /* enum access bits */
 	enum rule_origin origin;
-	char *bin; /* for grants: the binary the grant named ("*" for all) */
+	char *bin;                 /* for grants: the binary the grant named ("*" for all) */
+	enum protect_kind protect; /* ORIGIN_PROTECTED and ORIGIN_PINNED rules */
 };
 
 /* A variable to set (value) or remove (value == NULL) before exec. */
@@ -82,9 +95,10 @@ struct profile {
 	bool job_control;
 	/* A session's own world: PID, mount and IPC namespaces, a /proc of its
 	 * own, empty /tmp, /var/tmp and /dev/shm (ORIGIN_PRIVATE rules, dropped
-	 * where the kernel would not make them), ORIGIN_PROTECTED paths bound
-	 * read-only. Sessions ask for it; moat-wrapper does not, since it would
-	 * double the wrapper's cost. */
+	 * where the kernel would not make them). Sessions ask for it;
+	 * moat-wrapper does not, since it would double the wrapper's cost. The
+	 * protected paths are bound in both: a session in its own mount
+	 * namespace, the wrapper in one made for them alone. */
 	bool isolate;
 };
 
@@ -137,8 +151,9 @@ bool profile_defaults_read(enum platform platform, const char *path);
 /* Does the profile let unix sockets through on purpose (config .sockets)? */
 bool profile_has_sockets(const struct profile *p);
 
-/* Is path writable in this profile (under a rule with ACCESS_WRITE)? The
- * private /dev/shm does not count: nothing written there outlives the run. */
+/* Is path writable in this profile (under a rule with ACCESS_WRITE, and
+ * not under a read-only protected path)? The private /dev/shm does not
+ * count: nothing written there outlives the run. */
 bool profile_allows_write(const struct profile *p, const char *path);
 
 /* Human names, for listings: "read", "read/write", "read/write/exec", ... */
@@ -148,8 +163,16 @@ const char *origin_name(enum rule_origin origin);
 /* Ask for a session's own world (see profile.isolate). */
 void profile_isolate(struct profile *p);
 
-/* Keep path (canonical, inside the root) read-only in a session. */
-void profile_protect(struct profile *p, const char *path);
+/* Keep path (canonical, in a writable place: the root or a write grant)
+ * from sandboxed code as kind says. Such rules are separate from the
+ * Landlock rules (a grant on the same path keeps its own), and give no
+ * access: Landlock cannot take rights away below a granted directory, so
+ * the backend binds them onto themselves in a mount namespace instead.
+ * Parents must be protected before what lies below them. */
+void profile_protect(struct profile *p, const char *path, enum protect_kind kind);
+
+/* Does the profile protect anything (ORIGIN_PROTECTED or ORIGIN_PINNED)? */
+bool profile_has_protected(const struct profile *p);
 
 /* Why path cannot be granted (or hold a shell) in a sandbox for a user
  * whose real home is home, or NULL when it can: path_refusal()'s reasons,

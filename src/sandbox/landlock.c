@@ -208,9 +208,9 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 	unsigned usr_access = 0; /* the access of /usr's rule, once added */
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct rule *r = &p->rules[i];
-		/* A protected path lies in the root, whose rule covers reading it;
-		 * only the read-only mount makes it protected. */
-		if (r->origin == ORIGIN_PROTECTED)
+		/* A protected path lies in the root or a write grant, whose rule
+		 * covers it; only its mount (namespaces.c) makes it protected. */
+		if (r->protect != PROTECT_NONE)
 			continue;
 		if (usr_access && covered_by_usr(r, usr_access)) {
 			landlock_note("covered", r->path, r->access);

@@ -1,9 +1,10 @@
 /* A session's own world on Linux: PID, mount and IPC namespaces (and, for
  * a user without CAP_SYS_ADMIN, a user namespace mapping only their own
  * ids), a fresh /proc, private /tmp, /var/tmp and /dev/shm, and protected
- * paths bound read-only. moat-wrapper never comes here: a wrapped tool
- * inside a session already has all of it, and outside one it would double
- * the wrapper's start-up cost. */
+ * paths bound read-only. moat-wrapper comes here only for the protected
+ * paths (sandbox_protect): a wrapped tool inside a session already has all
+ * of it, and outside one the rest would double the wrapper's start-up
+ * cost. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -202,7 +203,8 @@ static bool collect_carried(const struct profile *p, const char *dir, struct car
 	*n = 0;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct rule *r = &p->rules[i];
-		if (r->origin == ORIGIN_PRIVATE)
+		/* Protected paths are bound after the tmpfs, through it. */
+		if (r->origin == ORIGIN_PRIVATE || r->protect != PROTECT_NONE)
 			continue;
 		if (path_is_under(dir, r->path))
 			return false;
@@ -243,14 +245,112 @@ static int privatize(const struct profile *p, const char *dir, struct error *err
 	return rc;
 }
 
-/* A protected path (.git/hooks, .git/config, .protect) bound read-only onto
- * itself. A path that is not there is skipped: nothing to protect. */
-static int protect(const char *path, struct error *err)
+/* Make an absent protected path empty (a directory or a file), without
+ * following a symlink on the way, so that the sandbox cannot make it. */
+static int make_protected(const struct rule *r, struct error *err)
 {
-	cleanup_close int fd = platform_open_path_no_symlinks("/", path + 1);
-	if (fd < 0)
+	cleanup_free char *dir = path_dirname(r->path);
+	cleanup_close int dfd = platform_open_path_no_symlinks("/", dir + 1);
+	const char *name = path_basename(r->path);
+	int rc = -1;
+	if (dfd >= 0 && r->protect == PROTECT_MAKE_DIR) {
+		cleanup_close int real = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		rc = real < 0 ? -1 : mkdirat(real, name, 0755);
+	} else if (dfd >= 0) {
+		cleanup_close int real = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int fd = real < 0
+		             ? -1
+		             : openat(real, name,
+		                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		rc = fd < 0 ? -1 : close(fd);
+	}
+	if (rc < 0 && errno != EEXIST)
+		return error_set(err, "cannot make '%s' to protect it: %s", r->path,
+		                 strerror(errno));
+	return 0;
+}
+
+/* A protected path (.git/hooks, .git/config, .protect) bound read-only onto
+ * itself, or a pinned one (.git) writable, so that it cannot be renamed or
+ * replaced. Both mounts go through descriptors opened without following
+ * symlinks: sandboxed code left running may swap a component for a link
+ * at any time. A path that is not there is skipped (nothing to protect),
+ * unless it is to be made empty first. */
+static int protect(const struct rule *r, struct error *err)
+{
+	bool make = r->protect == PROTECT_MAKE_DIR || r->protect == PROTECT_MAKE_FILE;
+	cleanup_close int fd = platform_open_path_no_symlinks("/", r->path + 1);
+	if (fd < 0 && errno == ENOENT && make) {
+		if (make_protected(r, err) < 0)
+			return -1;
+		fd = platform_open_path_no_symlinks("/", r->path + 1);
+	}
+	if (fd < 0 && errno == ENOENT && !make)
 		return 0;
-	return bind_fd(fd, path, false, err);
+	if (fd < 0)
+		return error_set(err, "cannot protect '%s': %s", r->path, strerror(errno));
+	char at[64];
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+	if (mount(at, at, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return error_set(err, "cannot protect '%s': %s", r->path, strerror(errno));
+	if (r->protect == PROTECT_PIN)
+		return 0;
+	/* The new mount, as the path now leads to it. */
+	cleanup_close int top = platform_open_path_no_symlinks("/", r->path + 1);
+	if (top < 0)
+		return error_set(err, "cannot protect '%s': %s", r->path, strerror(errno));
+	snprintf(at, sizeof(at), "/proc/self/fd/%d", top);
+	unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | locked_flags(top);
+	if (mount(NULL, at, NULL, flags, NULL) < 0)
+		return error_set(err, "cannot make '%s' read-only in the sandbox: %s", r->path,
+		                 strerror(errno));
+	return 0;
+}
+
+static int protect_all(const struct profile *p, struct error *err)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].protect != PROTECT_NONE && protect(&p->rules[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+/* A mount namespace of our own, for the protected paths alone: root needs
+ * no user namespace (and would lose its hold on files of unmapped owners
+ * in one); anyone else gets one mapping only their own ids. *shared says
+ * whether its mounts still share events with the host's: in a namespace
+ * owned by a new user namespace the kernel has made them slaves already. */
+static bool own_mount_namespace(bool *shared)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	*shared = true;
+	if (uid == 0 && unshare(CLONE_NEWNS) == 0)
+		return true;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return false;
+	*shared = false;
+	char map[64];
+	if (!write_file("/proc/self/setgroups", "deny"))
+		return false;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (!write_file("/proc/self/uid_map", map))
+		return false;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	return write_file("/proc/self/gid_map", map);
+}
+
+int sandbox_protect(const struct profile *p, struct error *err)
+{
+	if (!profile_has_protected(p))
+		return 0;
+	bool shared;
+	if (!own_mount_namespace(&shared))
+		return 1;
+	if (shared && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return error_set(err, "cannot make the sandbox's mounts private: %s",
+		                 strerror(errno));
+	return protect_all(p, err);
 }
 
 static void drop_private_rule(struct profile *p, const char *dir)
@@ -265,7 +365,7 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
 	if (!isolated) {
 		for (size_t i = 0; i < ARRAY_LEN(private_dirs); i++)
 			drop_private_rule(p, private_dirs[i]);
-		return 0;
+		return sandbox_protect(p, err) < 0 ? -1 : 0;
 	}
 	/* Private propagation first: root's new namespace still shares mount
 	 * events with the host's, and nothing here may appear there. */
@@ -282,10 +382,7 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
 		if (rc == 0)
 			drop_private_rule(p, private_dirs[i]);
 	}
-	for (size_t i = 0; i < p->nrules; i++)
-		if (p->rules[i].origin == ORIGIN_PROTECTED && protect(p->rules[i].path, err) < 0)
-			return -1;
-	return 0;
+	return protect_all(p, err);
 }
 
 bool sandbox_isolation_works(void)

@@ -47,6 +47,16 @@ pid_t sandbox_spawn(bool want_isolation, bool *isolated);
  * what could not be made private are dropped, so the host's stay denied. */
 int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err);
 
+/* For moat-wrapper (and a session that could not get its own world), before
+ * sandbox_apply: when the profile protects anything, a mount namespace of
+ * this process's own (with a user namespace mapping only its ids, unless
+ * root) with the protected paths bound onto themselves, read-only (or,
+ * pinned, writable). Returns 0 when done or nothing is protected, 1 when
+ * the kernel gives no namespace (user namespaces off, nested in a session's
+ * Landlock domain): the paths then stay as writable as the rest of the
+ * root; -1 with err when a mount failed. */
+int sandbox_protect(const struct profile *p, struct error *err);
+
 /* Would a session here get its own world? Tried in a child process, so
  * the caller is left as it was; for `moat profile`. */
 bool sandbox_isolation_works(void);

@@ -83,6 +83,8 @@ static const char *errno_name(int err)
 	case EACCES: return "EACCES";
 	case EPERM: return "EPERM";
 	case EXDEV: return "EXDEV";
+	case EROFS: return "EROFS";
+	case EBUSY: return "EBUSY";
 	case ENOSYS: return "ENOSYS";
 	default: return "?";
 	}
@@ -381,11 +383,44 @@ static void note(struct report *r, size_t entry, size_t sugg)
 		r->of[entry][r->nof[entry]++] = sugg;
 }
 
+/* The protected rule path is (below), or is for a pinned git directory
+ * itself: writes there are refused by a mount, whatever a grant says. */
+static const struct rule *protected_rule(const struct profile *p, const char *path)
+{
+	for (size_t i = 0; path && i < p->nrules; i++) {
+		const struct rule *rl = &p->rules[i];
+		if ((rl->origin == ORIGIN_PROTECTED && path_is_under(path, rl->path)) ||
+		    (rl->origin == ORIGIN_PINNED && strcmp(path, rl->path) == 0))
+			return &p->rules[i];
+	}
+	return NULL;
+}
+
 static void add_path_denial(struct report *r, size_t entry, const struct trace_denial *d,
                             const struct profile *p, const char *home)
 {
 	struct need needs[MAX_NEEDS];
 	const char *shown;
+	const struct rule *prot = protected_rule(p, d->path);
+	if (!prot && d->op == TRACE_RENAME)
+		prot = protected_rule(p, d->other);
+	if (prot) {
+		static const char ro[] =
+		    "protected: moat keeps it read-only, since git (or what .protect lists) runs "
+		    "it outside the sandbox later; change it outside moat, or opt the project out "
+		    "with .unprotected in config.zon";
+		static const char pin[] =
+		    "protected: moat keeps this git directory in place, so that no copy with hooks "
+		    "of the sandbox's making can take its place; move it outside moat";
+		group_add(group_for(&r->groups, &r->ngroups, d, d->path), d);
+		note(r, entry,
+		     suggest(r, (struct suggestion){
+		                    .kind = SUGG_NONE,
+		                    .why = xstrdup(prot->origin == ORIGIN_PINNED ? pin : ro),
+		                    .refused = prot->origin == ORIGIN_PINNED ? d->path : prot->path,
+		                    .op = d->op}));
+		return;
+	}
 	size_t n = needs_for(d, p, needs, &shown);
 	group_add(group_for(&r->groups, &r->ngroups, d, shown), d);
 	const char *bin = grant_bin(d);

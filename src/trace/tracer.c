@@ -11,7 +11,8 @@
  * can refuse; everything else runs without stopping. A watched syscall
  * costs two stops: the seccomp stop at entry, where its arguments are kept,
  * and, because the tracer resumes it with PTRACE_SYSCALL, one exit stop,
- * where a failure with EACCES, EPERM or EXDEV is handed to judge.c.
+ * where a failure with EACCES, EPERM or EXDEV (or EROFS, or EBUSY from a
+ * rename: a protected path's mount) is handed to judge.c.
  *
  * PTRACE_SEIZE with PTRACE_O_TRACE{FORK,VFORK,CLONE,EXEC} follows every
  * process and thread the command starts, statically linked ones included:
@@ -165,7 +166,10 @@ static void on_syscall_exit(struct tracer *t, pid_t tid, struct task *k)
 		return;
 	int err = (int)-info.exit.rval;
 	const struct sc_desc *d = trace_syscall(k->nr);
-	if (!d || (err != EACCES && err != EPERM && err != EXDEV))
+	/* EROFS and EBUSY: a protected path's read-only mount, or a rename
+	 * over it (git's lock files) or of a pinned one; report.c names them. */
+	bool mount_refusal = err == EROFS || (err == EBUSY && d && d->kind == SC_RENAME);
+	if (!d || (err != EACCES && err != EPERM && err != EXDEV && !mount_refusal))
 		return;
 	/* moat-wrapper tells a session from the outside by opening / and
 	 * $HOME and being refused: moat's probe, not the tool's doing. Its exec

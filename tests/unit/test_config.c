@@ -239,7 +239,7 @@ static void test_errors(void)
 	    {".{\n    .jailbreak = .{ \"git\" },\n    .jailbrek = .{},\n}",
 	     "config.zon:3:5: unknown key '.jailbrek' in the top-level struct",
 	     "the keys the top-level struct can have are .jailbreak, .default, .confirm, .links, "
-	     ".detect, .allow, .sockets, .root, .trace_hint"},
+	     ".detect, .allow, .sockets, .root, .trace_hint, .protect, .unprotected"},
 	    {".{ .@\"odd key\" = 1 }",
 	     "config.zon:1:4: unknown key '.@\"odd key\"' in the top-level struct", NULL},
 	    {".{ .default = .{}, .default = .{} }",
@@ -319,6 +319,19 @@ static void test_errors(void)
 	     NULL},
 	    {".{ .trace_hint = \"no\" }",
 	     "config.zon:1:18: '.trace_hint' must be true or false, found a string", NULL},
+	    /* .protect stays inside the root; .unprotected names roots */
+	    {".{ .protect = .{ \"../x\" } }",
+	     "config.zon:1:18: '.protect' entry '../x' is not a path inside the project root",
+	     "write it relative to the root, as \".envrc\" or \".vscode/tasks.json\""},
+	    {".{ .protect = .{ \"/etc/x\" } }",
+	     "config.zon:1:18: '.protect' entry '/etc/x' is not a path inside the project root",
+	     NULL},
+	    {".{ .protect = .{ \"a/../../b\" } }",
+	     "config.zon:1:18: '.protect' entry 'a/../../b' is not a path inside the project root",
+	     NULL},
+	    {".{ .protect = .{ \"\" } }", "config.zon:1:18: empty string in '.protect'", NULL},
+	    {".{ .unprotected = .{ \"work\" } }",
+	     "config.zon:1:22: '.unprotected' entry 'work' is not an absolute path", NULL},
 	    {".{ .links = .{ .{ .shells = .{} } } }", "config.zon:1:16: link without '.dir'", NULL},
 	    {".{ .links = .{ .{ .dir = \"/p\" } } }", "config.zon:1:16: link without '.shells'",
 	     NULL},
@@ -348,6 +361,27 @@ static void test_errors(void)
 			CHECK_STR(err.hint, cases[i].hint, "hint");
 		config_free(&cfg);
 	}
+}
+
+static void test_protect(void)
+{
+	struct config cfg;
+	struct error err = {0};
+	const char *in = ".{ .protect = .{ \".envrc\", \".vscode/tasks.json\", \"a..b\" },\n"
+	                 "   .unprotected = .{ \"~/scratch\", \"/srv/x\" } }";
+	if (!CHECK(parse(in, &cfg, &err) == 0, "protect and unprotected parse"))
+		return;
+	CHECK(cfg.nprotect == 3 && strcmp(cfg.protect[1], ".vscode/tasks.json") == 0,
+	      ".protect keeps its paths");
+	CHECK(!config_protects(&cfg, "/home/u/scratch", "/home/u"), "~/scratch is unprotected");
+	CHECK(!config_protects(&cfg, "/home/u/scratch/sub", "/home/u"),
+	      "and so is a root below it");
+	CHECK(config_protects(&cfg, "/home/u/scratchy", "/home/u"), "a sibling prefix is not");
+	CHECK(!config_protects(&cfg, "/srv/x", "/home/u"), "an absolute entry matches");
+	CHECK(config_protects(&cfg, "/home/u/proj", "/home/u"), "other roots are protected");
+	config_free(&cfg);
+	struct config empty = {0};
+	CHECK(config_protects(&empty, "/home/u/proj", "/home/u"), "protected by default");
 }
 
 static void test_load(void)
@@ -411,6 +445,7 @@ int main(void)
 	test_detect();
 	test_lookups();
 	test_errors();
+	test_protect();
 	test_load();
 	return tap_done();
 }

@@ -184,11 +184,32 @@ static void test_isolate(void)
 	      "the private /dev/shm is no place for a lasting HOME");
 	CHECK(!profile_allows_write(&p, "/tmp/home"), "nor the private /tmp");
 	CHECK_STR(origin_name(ORIGIN_PRIVATE), "private", "moat profile names it private");
-	profile_protect(&p, "/home/u/proj/.git/hooks");
+	CHECK(!profile_has_protected(&p), "nothing is protected until asked");
+	CHECK(profile_allows_write(&p, "/home/u/proj/.git/hooks/pre-commit"),
+	      "the root's .git/hooks is writable by the root's rule");
+	size_t before = p.nrules;
+	profile_protect(&p, "/home/u/proj/.git", PROTECT_PIN);
+	profile_protect(&p, "/home/u/proj/.git/hooks", PROTECT_MAKE_DIR);
+	profile_protect(&p, "/home/u/proj/.git/config", PROTECT_READ_ONLY);
+	profile_protect(&p, "/home/u/proj/.git/config", PROTECT_READ_ONLY);
+	CHECK(p.nrules == before + 3, "each protected path is one rule, once");
 	const struct rule *r = find(&p, "/home/u/proj/.git/hooks");
-	CHECK(r && r->access == ACCESS_READ && r->origin == ORIGIN_PROTECTED,
+	CHECK(r && r->access == ACCESS_READ && r->origin == ORIGIN_PROTECTED &&
+	          r->protect == PROTECT_MAKE_DIR,
 	      "a protected path is read-only");
 	CHECK_STR(origin_name(ORIGIN_PROTECTED), "protected", "and named protected");
+	r = find(&p, "/home/u/proj/.git");
+	CHECK(r && r->access == ACCESS_RW && r->origin == ORIGIN_PINNED, "the git dir is pinned");
+	CHECK_STR(origin_name(ORIGIN_PINNED), "pinned", "and named pinned");
+	CHECK(profile_has_protected(&p), "the profile protects something");
+	CHECK(!profile_allows_write(&p, "/home/u/proj/.git/hooks/pre-commit"),
+	      "a path below a protected one is not writable");
+	CHECK(!profile_allows_write(&p, "/home/u/proj/.git/config"), "nor the protected file");
+	CHECK(profile_allows_write(&p, "/home/u/proj/.git/objects"), "the rest of .git is");
+	profile_add_rule(&p, "/home/u/proj/.git/hooks", ACCESS_RW, ORIGIN_GRANT, "*");
+	CHECK(p.nrules == before + 4, "a grant on a protected path is a rule of its own");
+	CHECK(!profile_allows_write(&p, "/home/u/proj/.git/hooks/x"),
+	      "and does not make it writable");
 	profile_free(&p);
 }
 

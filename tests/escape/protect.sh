@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# Protected paths (issue 13, item 6): git runs what .git/hooks and
+# .git/config say, outside the sandbox too, so sandboxed code must not
+# write them, through `moat run`, `moat shell` or a wrapped tool, nor move
+# .git aside and put a copy of its own in its place; a `git commit` outside
+# afterwards runs nothing planted. Git itself still works inside. The
+# controls plant the same things without moat and see them run.
+. "$(dirname "$0")/../lib.sh"
+
+command -v git >/dev/null || {
+	skip "prerequisite: git is not installed"
+	done_testing
+	exit
+}
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+export GIT_CONFIG_NOSYSTEM=1
+PWNED=$T/pwned
+PLANT="printf '#!/bin/sh\ntouch $PWNED\n' >.git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"
+FSMON="git config core.fsmonitor 'touch $PWNED; false'"
+HOOKSPATH="mkdir -p evil && printf '#!/bin/sh\ntouch $PWNED\n' >evil/pre-commit && chmod +x evil/pre-commit && git config core.hooksPath evil"
+SWAP="cp -a .git .git-copy && mv .git .git-aside && mv .git-copy .git && $PLANT"
+
+newrepo() {
+	rm -rf "$1" && mkdir -p "$1" && git -C "$1" init -q && echo one >"$1/f" &&
+		git -C "$1" add f && git -C "$1" commit -qm one
+}
+
+# nothing_planted NAME: a git commit outside moat runs no hook, no fsmonitor.
+nothing_planted() {
+	rm -f "$PWNED"
+	echo "$RANDOM" >>"$PROJ/f"
+	git -C "$PROJ" commit -qam outside >/dev/null 2>&1
+	[ ! -e "$PWNED" ] && ok "$1: a git commit outside runs nothing planted" ||
+		not_ok "$1: a git commit outside runs nothing planted"
+}
+
+# --- controls: the same plants, without moat, run at the next commit -------
+for what in PLANT FSMON HOOKSPATH SWAP; do
+	newrepo "$T/ctl"
+	rm -f "$PWNED"
+	(cd "$T/ctl" && sh -c "${!what}" >/dev/null 2>&1 && echo 2 >>f && git commit -qam two >/dev/null 2>&1)
+	[ -e "$PWNED" ] && ok "control: $what without moat runs at the next git commit" ||
+		not_ok "control: $what without moat runs at the next git commit"
+done
+
+newrepo "$PROJ" && cd "$PROJ"
+"$MOAT" wrap tools /bin/sh /usr/bin/git >/dev/null
+SH=$XDG_DATA_HOME/moat/shells/tools
+
+# attempt HOW WHAT: run the plant WHAT through HOW; it must fail.
+attempt() {
+	local how=$1 what=$2
+	case $how in
+	run) run "$MOAT" run -- sh -c "${!what}" ;;
+	shell)
+		echo "${!what}; echo status=\$?" >"$T/cmds"
+		SHELL=/bin/sh timeout 60 "$MOAT" shell <"$T/cmds" >"$T/.out" 2>"$T/.err"
+		rc=$(sed -n 's/^status=//p' "$T/.out")
+		rc=${rc:-999}
+		;;
+	wrapper) run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c "${!what}" ;;
+	esac
+	[ "$rc" -ne 0 ] && ok "refused: $what through moat $how (status $rc)" ||
+		{ not_ok "refused: $what through moat $how" && _show "$how $what"; }
+}
+
+for how in run shell wrapper; do
+	for what in PLANT FSMON HOOKSPATH SWAP; do
+		attempt "$how" "$what"
+		rm -rf "$PROJ/.git-aside" "$PROJ/.git-copy" "$PROJ/evil"
+	done
+	nothing_planted "after moat $how"
+	grep -q fsmonitor "$PROJ/.git/config" && not_ok "moat $how: .git/config has no core.fsmonitor" ||
+		ok "moat $how: .git/config has no core.fsmonitor"
+done
+
+grep -qF "$PROJ/.git" /proc/self/mountinfo && not_ok "no protecting mount shows on the host" ||
+	ok "no protecting mount shows on the host"
+run "$MOAT" run -- sh -c "$FSMON"
+expect_out "git says it could not write its config" "could not write config file"
+
+# --- absent: no hooks directory, no config; the sandbox cannot make them ---
+rm -rf "$PROJ/.git/hooks"
+attempt run PLANT
+[ -d "$PROJ/.git/hooks" ] && [ -z "$(ls -A "$PROJ/.git/hooks")" ] &&
+	ok "an absent .git/hooks is made empty, and stays empty" ||
+	not_ok "an absent .git/hooks is made empty, and stays empty"
+rm -rf "$PROJ/.git/hooks"
+attempt wrapper PLANT
+nothing_planted "hooks absent"
+
+# --- a submodule's git directory, and a linked worktree's common dir ------
+newrepo "$T/subsrc"
+git -C "$PROJ" -c protocol.file.allow=always submodule add -q "$T/subsrc" sub >/dev/null 2>&1
+git -C "$PROJ" commit -qm sub
+[ -d "$PROJ/.git/modules/sub/hooks" ] || mkdir -p "$PROJ/.git/modules/sub/hooks"
+run "$MOAT" run -- sh -c "cd sub && $PLANT"
+[ "$rc" -ne 0 ] && [ ! -e "$PROJ/.git/modules/sub/hooks/pre-commit" ] &&
+	ok "refused: a hook in a submodule's git directory" || { not_ok "refused: a hook in a submodule's git directory" && _show submodule; }
+run "$MOAT" run -- sh -c "cd sub && $FSMON"
+[ "$rc" -ne 0 ] && ! grep -q fsmonitor "$PROJ/.git/modules/sub/config" &&
+	ok "refused: core.fsmonitor in a submodule's config" || { not_ok "refused: core.fsmonitor in a submodule's config" && _show submodule; }
+
+newrepo "$T/main"
+git -C "$T/main" worktree add -q "$T/wt" 2>/dev/null
+"$MOAT" allow '*' "$T/main/.git" --write >/dev/null 2>&1
+cd "$T/wt" && run "$MOAT" run -- sh -c "$PLANT"
+[ "$rc" -ne 0 ] && [ ! -e "$T/main/.git/hooks/pre-commit" ] &&
+	ok "refused: a hook in a linked worktree's common git directory (under a write grant)" ||
+	{ not_ok "refused: a hook in a linked worktree's common git directory" && _show worktree; }
+run "$MOAT" run -- sh -c 'echo x >g && git add g && git commit -qm wt' && cd "$PROJ"
+[ "$rc" -eq 0 ] && ok "git commit works in that linked worktree" || { not_ok "git commit works in that linked worktree" && _show worktree; }
+"$MOAT" unallow '*' "$T/main/.git" >/dev/null 2>&1
+
+# --- what the config names: core.hooksPath, include.path -----------------
+# Set outside (the user's own setup, as husky does), then attacked inside.
+mkdir -p "$PROJ/.githooks"
+printf '[core]\n\thooksPath = .githooks ; husky\n[include]\n\tpath = "../shared.gitconfig"\n[includeIf "gitdir:~/"]\n\tpath = ~/proj/more.gitconfig\n' >>"$PROJ/.git/config"
+printf '[user]\n\tname = t\n' >"$PROJ/shared.gitconfig"
+: >"$PROJ/more.gitconfig"
+run "$MOAT" run -- sh -c "printf '#!/bin/sh\ntouch $PWNED\n' >.githooks/pre-commit && chmod +x .githooks/pre-commit"
+[ "$rc" -ne 0 ] && [ ! -e "$PROJ/.githooks/pre-commit" ] && ok "refused: a hook in core.hooksPath's directory" ||
+	{ not_ok "refused: a hook in core.hooksPath's directory" && _show hooksPath; }
+run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c "printf '[core]\n\tfsmonitor = touch $PWNED\n' >>shared.gitconfig"
+[ "$rc" -ne 0 ] && ! grep -q fsmonitor "$PROJ/shared.gitconfig" && ok "refused: core.fsmonitor in a config file include.path names" ||
+	{ not_ok "refused: core.fsmonitor in a config file include.path names" && _show include; }
+run "$MOAT" run -- sh -c "echo '[core] fsmonitor = x' >more.gitconfig"
+[ "$rc" -ne 0 ] && ! grep -q fsmonitor "$PROJ/more.gitconfig" && ok "refused: core.fsmonitor in a file includeIf names (~/ expanded)" ||
+	{ not_ok "refused: core.fsmonitor in a file includeIf names" && _show includeIf; }
+nothing_planted "after hooksPath and include plants"
+rm -rf "$PROJ/.githooks"
+run "$MOAT" run -- sh -c "mkdir .githooks && printf '#!/bin/sh\ntouch $PWNED\n' >.githooks/pre-commit && chmod +x .githooks/pre-commit"
+[ "$rc" -ne 0 ] && [ ! -e "$PROJ/.githooks/pre-commit" ] && ok "refused: an absent core.hooksPath directory cannot be made and filled" ||
+	{ not_ok "refused: an absent core.hooksPath directory cannot be made and filled" && _show hooksPath-absent; }
+nothing_planted "after an absent hooksPath"
+rm -f "$PROJ/more.gitconfig"
+run "$MOAT" run -- sh -c "printf '[core]\\n\\tfsmonitor = touch $PWNED\\n' >more.gitconfig"
+[ "$rc" -ne 0 ] && ! grep -q fsmonitor "$PROJ/more.gitconfig" && ok "refused: making a config file an include names but is absent" ||
+	{ not_ok "refused: making a config file an include names but is absent" && _show include-absent; }
+nothing_planted "after an absent include"
+git -C "$PROJ" config --unset core.hooksPath
+git -C "$PROJ" config --remove-section include
+git -C "$PROJ" config --remove-section 'includeIf.gitdir:~/'
+rm -rf "$PROJ/.githooks" "$PROJ/shared.gitconfig" "$PROJ/more.gitconfig"
+
+# --- moat profile lists them ----------------------------------------------
+run "$MOAT" profile
+expect_out "moat profile lists .git/hooks as protected" "$(re_quote "$PROJ/.git/hooks") +read +protected"
+expect_out "moat profile lists .git/config as protected" "$(re_quote "$PROJ/.git/config") +read +protected"
+expect_out "moat profile lists the submodule's hooks" "$(re_quote "$PROJ/.git/modules/sub/hooks") +read +protected"
+
+# --- --trace names the refusal "protected", and suggests no grant ---------
+run "$MOAT" run --trace -- sh -c "$PLANT; $FSMON; mv .git .git-aside"
+expect_out "--trace reports the hook write as protected" "none for $(re_quote "$PROJ/.git/hooks"): protected"
+expect_out "--trace reports the config rewrite as protected" "none for $(re_quote "$PROJ/.git/config"): protected"
+expect_out "--trace reports moving .git as protected" "none for $(re_quote "$PROJ/.git"): protected"
+expect_no_out "--trace suggests no moat allow for them" "moat allow"
+run "$MOAT" run --trace --json -- sh -c "$PLANT"
+expect_out "--trace --json says EROFS and protected" '"errno":"EROFS".*"why":"protected:'
+
+# --- git works inside -----------------------------------------------------
+git init -q --bare "$T/remote.git" && git -C "$PROJ" push -q "$T/remote.git" HEAD:refs/heads/up 2>/dev/null
+git -C "$T/remote.git" update-ref refs/heads/extra refs/heads/up
+git -C "$PROJ" remote add origin "$T/remote.git" 2>/dev/null
+"$MOAT" allow git "$T/remote.git" >/dev/null 2>&1
+cat >"$T/flow" <<'FLOW'
+set -e
+echo a >>f && git commit -qam a
+git checkout -qb topic && echo b >b && git add b && git commit -qm b
+git checkout -q - && echo c >c && git add c && git commit -qm c
+git rebase -q topic
+git merge -q --no-edit topic
+echo s >>f && git stash -q && git stash pop -q && git commit -qam s
+git fetch -q origin
+git rev-parse -q --verify refs/remotes/origin/extra >/dev/null
+git worktree add -q wt2 topic && git -C wt2 log -1 --format=%s
+git gc -q
+echo flow-ok
+FLOW
+cp "$T/flow" "$PROJ/flow.sh"
+run "$MOAT" run -- sh flow.sh
+expect_out "git works inside moat run: commit, branch, checkout, rebase, merge, stash, fetch, worktree add, gc" '^flow-ok$'
+
+# git submodule init writes the superproject's config: outside. A
+# submodule cloned inside is the sandbox's own until the next run; once
+# there, its config is protected, and git submodule update rewrites
+# core.worktree in it every time: that fails inside (moat(1), PROTECTED PATHS).
+git clone -q "$PROJ" "$PROJ/clone" 2>/dev/null
+"$MOAT" allow '*' "$T/subsrc" >/dev/null 2>&1
+cd "$PROJ/clone" && run "$MOAT" run -- git -c protocol.file.allow=always submodule update -q --init
+[ "$rc" -ne 0 ] && grep -q "could not write config file" "$T/.err" &&
+	ok "git submodule update --init inside fails on the read-only .git/config" ||
+	{ not_ok "git submodule update --init inside fails on the read-only .git/config" && _show submodule update; }
+git submodule init -q
+run "$MOAT" run -- git -c protocol.file.allow=always submodule update -q
+[ "$rc" -eq 0 ] && [ -e "$PROJ/clone/sub/.git" ] && ok "git submodule update from a local path works inside (init outside)" ||
+	{ not_ok "git submodule update from a local path works inside (init outside)" && _show submodule update; }
+run "$MOAT" run -- git -c protocol.file.allow=always submodule update -q
+[ "$rc" -ne 0 ] && grep -q "could not write config file" "$T/.err" &&
+	ok "a second git submodule update inside fails on the submodule's read-only config" ||
+	{ not_ok "a second git submodule update inside fails on the submodule's read-only config" && _show submodule update; }
+cd "$PROJ" && rm -rf "$PROJ/clone"
+git -C "$PROJ" worktree remove --force wt2 >/dev/null 2>&1
+run env MOAT_ROOT="$PROJ" "$SH/bin/git" -c protocol.file.allow=always fetch -q origin
+[ "$rc" -eq 0 ] && ok "a wrapped git fetches from a local remote" || { not_ok "a wrapped git fetches from a local remote" && _show wrapped fetch; }
+run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c 'echo w >>f && git commit -qam w && git stash list && git gc -q'
+[ "$rc" -eq 0 ] && ok "a wrapped git commits and gcs" || { not_ok "a wrapped git commits and gcs" && _show wrapped commit; }
+nothing_planted "after every workflow"
+
+# --- config.zon: .protect adds paths, .unprotected opts a project out -------
+mkdir -p "$XDG_CONFIG_HOME/moat" "$PROJ/.vscode"
+echo 'export A=1' >"$PROJ/.envrc"
+echo '{}' >"$PROJ/.vscode/tasks.json"
+printf '.{ .protect = .{ ".envrc", ".vscode/tasks.json" } }\n' >"$XDG_CONFIG_HOME/moat/config.zon"
+for how in run wrapper; do
+	case $how in
+	run) run "$MOAT" run -- sh -c 'echo evil >>.envrc' ;;
+	wrapper) run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c 'echo evil >>.vscode/tasks.json' ;;
+	esac
+	[ "$rc" -ne 0 ] && ! grep -q evil "$PROJ/.envrc" "$PROJ/.vscode/tasks.json" &&
+		ok "refused: a write to a .protect path through moat $how" ||
+		{ not_ok "refused: a write to a .protect path through moat $how" && _show protect; }
+done
+run "$MOAT" profile
+expect_out "moat profile lists a .protect path" "$(re_quote "$PROJ/.envrc") +read +protected"
+run "$MOAT" run -- sh -c 'echo fine >other && cat other'
+expect_out "the rest of the root stays writable" '^fine$'
+printf '.{ .unprotected = .{ "~/proj" } }\n' >"$XDG_CONFIG_HOME/moat/config.zon"
+run "$MOAT" run -- sh -c "$PLANT"
+[ "$rc" -eq 0 ] && [ -e "$PROJ/.git/hooks/pre-commit" ] &&
+	ok ".unprotected opts the project out: its hooks are writable" ||
+	{ not_ok ".unprotected opts the project out" && _show unprotected; }
+run "$MOAT" profile
+expect_no_out "moat profile lists nothing protected there" "protected$"
+rm -f "$PROJ/.git/hooks/pre-commit" "$XDG_CONFIG_HOME/moat/config.zon"
+printf '.{ .protect = .{ "../x" } }\n' >"$XDG_CONFIG_HOME/moat/config.zon"
+run "$MOAT" run -- true
+[ "$rc" -eq 125 ] && grep -q "not a path inside the project root" "$T/.err" &&
+	ok "a .protect path out of the root is refused" || { not_ok "a .protect path out of the root is refused" && _show protect-dotdot; }
+rm -f "$XDG_CONFIG_HOME/moat/config.zon"
+
+done_testing

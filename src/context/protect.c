@@ -17,12 +17,35 @@ static bool exposed(const struct profile *p, const char *path)
 	return profile_allows_write(p, path);
 }
 
+/* Pin every writable directory between path and the root (or the write
+ * grant it lies in): a protected path is a mount point, which cannot be
+ * renamed, but its parent is an ordinary directory, which could be moved
+ * aside and replaced by one holding a planted copy (.husky for
+ * .husky/_, .git/modules for a submodule's git directory). */
+static void pin_parents(struct profile *p, const char *path)
+{
+	cleanup_free char *dir = path_dirname(path);
+	while (strcmp(dir, "/") != 0 && strcmp(dir, p->root) != 0 && exposed(p, dir)) {
+		profile_protect(p, dir, PROTECT_PIN);
+		char *up = path_dirname(dir);
+		free(dir);
+		dir = up;
+	}
+}
+
+/* Protect path as kind, its parents pinned first. */
+static void protect_path(struct profile *p, const char *path, enum protect_kind kind)
+{
+	pin_parents(p, path);
+	profile_protect(p, path, kind);
+}
+
 static void protect_existing(struct profile *p, const char *path)
 {
 	struct stat st;
 	cleanup_free char *canon = realpath(path, NULL);
 	if (canon && lstat(canon, &st) == 0 && exposed(p, canon))
-		profile_protect(p, canon, PROTECT_READ_ONLY);
+		protect_path(p, canon, PROTECT_READ_ONLY);
 }
 
 /* dir/name as a directory or file: read-only when there, made empty and
@@ -33,7 +56,7 @@ static void protect_entry(struct profile *p, const char *dir, const char *name, 
 	cleanup_free char *path = path_join(dir, name);
 	struct stat st;
 	if (lstat(path, &st) < 0)
-		profile_protect(p, path, is_dir ? PROTECT_MAKE_DIR : PROTECT_MAKE_FILE);
+		protect_path(p, path, is_dir ? PROTECT_MAKE_DIR : PROTECT_MAKE_FILE);
 	else
 		protect_existing(p, path);
 }
@@ -74,7 +97,7 @@ static void protect_gitdir(struct profile *p, const char *gitdir, int depth)
 {
 	if (!exposed(p, gitdir))
 		return;
-	profile_protect(p, gitdir, PROTECT_PIN);
+	protect_path(p, gitdir, PROTECT_PIN);
 	protect_entry(p, gitdir, "hooks", true);
 	protect_entry(p, gitdir, "config", false);
 	cleanup_free char *wt = path_join(gitdir, "config.worktree");
@@ -159,8 +182,7 @@ static void protect_named(struct scan *sc, const char *path, bool is_dir)
 	} else if (canon_parent && *name && strcmp(name, "..") != 0 && strcmp(name, ".") != 0) {
 		cleanup_free char *canon = path_join(canon_parent, name);
 		if (exposed(sc->p, canon))
-			profile_protect(sc->p, canon,
-			                is_dir ? PROTECT_MAKE_DIR : PROTECT_MAKE_FILE);
+			protect_path(sc->p, canon, is_dir ? PROTECT_MAKE_DIR : PROTECT_MAKE_FILE);
 	}
 }
 

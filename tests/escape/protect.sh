@@ -239,4 +239,59 @@ run "$MOAT" run -- true
 	ok "a .protect path out of the root is refused" || { not_ok "a .protect path out of the root is refused" && _show protect-dotdot; }
 rm -f "$XDG_CONFIG_HOME/moat/config.zon"
 
+# --- the parents of protected paths (a hostile review's attacks) -----------
+# A protected path is a mount point, which cannot be renamed; its parent
+# could be, and a fresh one put in its place (husky's .husky/_, a
+# submodule's .git/modules). Every writable directory between a protected
+# path and the root is pinned.
+HUSKY="mv .husky .husky-old && mkdir -p .husky/_ && printf '#!/bin/sh\ntouch $PWNED\n' >.husky/_/pre-commit && chmod +x .husky/_/pre-commit"
+MODULES="mv .git/modules .git/modules-old && mkdir .git/modules && cp -a .git/modules-old/sub .git/modules/sub && printf '[core]\n\tfsmonitor = \"touch $PWNED; false\"\n' >>.git/modules/sub/config"
+husky_repo() {
+	newrepo "$1" && mkdir -p "$1/.husky/_" && git -C "$1" config core.hooksPath .husky/_
+}
+husky_repo "$T/ctl"
+rm -f "$PWNED"
+(cd "$T/ctl" && sh -c "$HUSKY" >/dev/null 2>&1 && echo 2 >>f && git commit -qam two >/dev/null 2>&1)
+[ -e "$PWNED" ] && ok "control: HUSKY (the hooks directory's parent swapped) without moat runs at the next git commit" ||
+	not_ok "control: HUSKY without moat runs at the next git commit"
+git -C "$PROJ" config core.hooksPath .husky/_ && mkdir -p "$PROJ/.husky/_"
+for how in run wrapper; do
+	attempt "$how" HUSKY
+	rm -rf "$PROJ/.husky-old"
+	nothing_planted "HUSKY through moat $how"
+done
+git -C "$PROJ" config --unset core.hooksPath
+rm -rf "$PROJ/.husky"
+newrepo "$T/ctl" && git -C "$T/ctl" -c protocol.file.allow=always submodule add -q "$T/subsrc" sub >/dev/null 2>&1 &&
+	git -C "$T/ctl" commit -qm sub
+rm -f "$PWNED"
+(cd "$T/ctl" && sh -c "$MODULES" >/dev/null 2>&1 && git status >/dev/null 2>&1)
+[ -e "$PWNED" ] && ok "control: MODULES (.git/modules swapped) without moat runs at the next git status" ||
+	not_ok "control: MODULES without moat runs at the next git status"
+for how in run wrapper; do
+	attempt "$how" MODULES
+	rm -rf "$PROJ/.git/modules-old"
+	rm -f "$PWNED"
+	git -C "$PROJ" status >/dev/null 2>&1
+	[ ! -e "$PWNED" ] && ok "MODULES through moat $how: a git status outside runs nothing planted" ||
+		not_ok "MODULES through moat $how: a git status outside runs nothing planted"
+done
+
+# .git/commondir redirects git's common directory (config and hooks) to
+# any directory; git dies on an empty or non-file commondir, so it cannot
+# be made in advance, and .git itself must stay writable for git to work.
+COMMONDIR="mkdir -p evil && cp -r .git/. evil/ && rm -rf evil/hooks && mkdir evil/hooks && printf '#!/bin/sh\ntouch $PWNED\n' >evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit && echo ../evil >.git/commondir"
+attempt_commondir() {
+	run "$MOAT" run -- sh -c "$COMMONDIR"
+	rm -f "$PWNED"
+	echo "$RANDOM" >>"$PROJ/f"
+	git -C "$PROJ" commit -qam outside >/dev/null 2>&1
+	local got=1
+	[ -e "$PWNED" ] && got=0
+	rm -rf "$PROJ/.git/commondir" "$PROJ/evil"
+	return $got
+}
+known_breakage "a .git/commondir planted inside redirects the user's git to a planted hook" \
+	"nothing can stop a new file in the writable .git; docs/security.md, Persistence" attempt_commondir
+
 done_testing

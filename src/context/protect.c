@@ -110,8 +110,14 @@ static void protect_gitdir(struct profile *p, const char *gitdir, int depth)
 			if (e->d_name[0] == '.')
 				continue;
 			cleanup_free char *sub = path_join(worktrees, e->d_name);
-			cleanup_free char *cfg = path_join(sub, "config.worktree");
-			protect_existing(p, cfg);
+			/* commondir and gitdir say where that work tree's git
+			 * reads its config and hooks, and where the tree is. */
+			static const char *const names[] = {"config.worktree", "commondir",
+			                                    "gitdir"};
+			for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+				cleanup_free char *f = path_join(sub, names[i]);
+				protect_existing(p, f);
+			}
 		}
 		closedir(d);
 	}

@@ -27,6 +27,7 @@
 
 #include "base/fs.h"
 #include "base/platform.h"
+#include "launch/gitwatch.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
 #include "launch/relay.h"
@@ -270,6 +271,8 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	if (r.slave_path)
 		profile_add_rule(&l->profile, r.slave_path, ACCESS_RW | ACCESS_IOCTL,
 		                 ORIGIN_TERMINAL, NULL);
+	struct gitwatch watch;
+	gitwatch_start(&watch, &l->profile);
 	bool isolated;
 	pid_t pid = sandbox_spawn(l->profile.isolate, &isolated);
 	if (pid == 0)
@@ -281,13 +284,19 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		    "this session has no PID namespace of its own (nested in a session, "
 		    "user namespaces off, or root without CAP_SYS_ADMIN): on this kernel's "
 		    "Landlock ABI it can signal your other processes\n");
+	int status = EXIT_MOAT_FAILED;
 	if (pid < 0) {
 		error_set(err, "cannot start the session: %s", strerror(errno));
 		relay_finish(&r);
-		return EXIT_MOAT_FAILED;
+	} else {
+		status = follow(&r, pid, &ch, err);
+		close(ch.events[0]);
+		close(ch.control[1]);
 	}
-	int status = follow(&r, pid, &ch, err);
-	close(ch.events[0]);
-	close(ch.control[1]);
+	struct strbuf planted = STRBUF_INIT;
+	gitwatch_end(&watch, &planted);
+	if (planted.len && l->print_warnings)
+		l->print_warnings(planted.buf);
+	sb_release(&planted);
 	return status;
 }

@@ -367,6 +367,10 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
 			drop_private_rule(p, private_dirs[i]);
 		return sandbox_protect(p, err) < 0 ? -1 : 0;
 	}
+	/* The working directory, to enter again by path at the end: the tool
+	 * would otherwise keep it on the mount it was on, under a private /tmp
+	 * the host's, where nothing below it is protected. */
+	cleanup_free char *cwd = getcwd(NULL, 0);
 	/* Private propagation first: root's new namespace still shares mount
 	 * events with the host's, and nothing here may appear there. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -382,7 +386,13 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
 		if (rc == 0)
 			drop_private_rule(p, private_dirs[i]);
 	}
-	return protect_all(p, err);
+	if (protect_all(p, err) < 0)
+		return -1;
+	if (cwd && chdir(cwd) < 0) {
+		/* Not below the root (a cwd elsewhere in the host's /tmp): the
+		 * tool starts where it was, where Landlock refuses it anyway. */
+	}
+	return 0;
 }
 
 bool sandbox_isolation_works(void)

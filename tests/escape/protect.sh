@@ -278,20 +278,64 @@ for how in run wrapper; do
 done
 
 # .git/commondir redirects git's common directory (config and hooks) to
-# any directory; git dies on an empty or non-file commondir, so it cannot
-# be made in advance, and .git itself must stay writable for git to work.
+# any directory. git dies on an empty or non-file commondir, so it cannot
+# be made in advance, and .git stays writable for git to work: a session
+# moves a new one aside when it ends; a wrapped tool has no end to do it.
 COMMONDIR="mkdir -p evil && cp -r .git/. evil/ && rm -rf evil/hooks && mkdir evil/hooks && printf '#!/bin/sh\ntouch $PWNED\n' >evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit && echo ../evil >.git/commondir"
-attempt_commondir() {
-	run "$MOAT" run -- sh -c "$COMMONDIR"
+# commondir_runs: after the plant, does a git commit outside run the hook?
+commondir_runs() {
 	rm -f "$PWNED"
-	echo "$RANDOM" >>"$PROJ/f"
-	git -C "$PROJ" commit -qam outside >/dev/null 2>&1
+	echo "$RANDOM" >>f
+	git commit -qam outside >/dev/null 2>&1
 	local got=1
 	[ -e "$PWNED" ] && got=0
-	rm -rf "$PROJ/.git/commondir" "$PROJ/evil"
+	rm -rf .git/commondir .git/commondir.moat-planted evil
 	return $got
 }
-known_breakage "a .git/commondir planted inside redirects the user's git to a planted hook" \
-	"nothing can stop a new file in the writable .git; docs/security.md, Persistence" attempt_commondir
+newrepo "$T/ctl" && cd "$T/ctl"
+sh -c "$COMMONDIR" >/dev/null 2>&1
+commondir_runs && ok "control: COMMONDIR without moat runs at the next git commit" ||
+	not_ok "control: COMMONDIR without moat runs at the next git commit"
+cd "$PROJ"
+run "$MOAT" run -- sh -c "$COMMONDIR"
+expect_out "moat run: the planted commondir is reported" "made '$(re_quote "$PROJ/.git")/commondir'"
+[ -e "$PROJ/.git/commondir.moat-planted" ] && [ ! -e "$PROJ/.git/commondir" ] &&
+	ok "moat run: and moved aside when the session ends" || not_ok "moat run: and moved aside when the session ends"
+commondir_runs && not_ok "moat run: a git commit outside then runs nothing planted" ||
+	ok "moat run: a git commit outside then runs nothing planted"
+plant_commondir_wrapped() {
+	run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c "$COMMONDIR"
+	commondir_runs
+}
+# A root under the host's /tmp: a session carries it into its private
+# /tmp, and the tool must start in the carried-over tree, where the
+# protecting mounts are, not in the host's /tmp below it.
+TMPROOT=$(mktemp -d /tmp/moat-protect.XXXXXX)
+newrepo "$TMPROOT/p"
+[ "$(id -u)" = 0 ] || chmod 755 "$TMPROOT"
+cd "$TMPROOT/p" && run "$MOAT" run -- sh -c "$PLANT"
+cd "$PROJ"
+[ "$rc" -ne 0 ] && [ ! -e "$TMPROOT/p/.git/hooks/pre-commit" ] && ok "refused: PLANT in a root under /tmp" ||
+	{ not_ok "refused: PLANT in a root under /tmp" && _show tmp-root; }
+rm -rf "$TMPROOT"
+
+# A linked work tree outside the root: its commondir and gitdir lie in the
+# root's .git/worktrees/ and say where its git reads config and hooks.
+git -C "$PROJ" worktree add -q "$T/wt3" 2>/dev/null
+WTDIR=$PROJ/.git/worktrees/wt3
+cp "$WTDIR/commondir" "$T/commondir.before"
+run "$MOAT" run -- sh -c 'echo /tmp/evil >.git/worktrees/wt3/commondir'
+[ "$rc" -ne 0 ] && cmp -s "$WTDIR/commondir" "$T/commondir.before" &&
+	ok "refused: rewriting a linked work tree's commondir in .git/worktrees" ||
+	{ not_ok "refused: rewriting a linked work tree's commondir in .git/worktrees" && _show worktree-commondir; }
+run "$MOAT" run -- sh -c 'echo /tmp/evil >.git/worktrees/wt3/gitdir'
+[ "$rc" -ne 0 ] && ok "refused: rewriting its gitdir" || { not_ok "refused: rewriting its gitdir" && _show worktree-gitdir; }
+(echo x >"$WTDIR/commondir.probe") && ok "control: .git/worktrees/wt3 is writable outside moat" ||
+	not_ok "control: .git/worktrees/wt3 is writable outside moat"
+rm -f "$WTDIR/commondir.probe"
+git -C "$PROJ" worktree remove --force "$T/wt3" >/dev/null 2>&1
+known_breakage "a .git/commondir planted by a wrapped tool redirects the user's git to a planted hook" \
+	"a wrapped tool has no end at which moat could move it aside; docs/security.md, Persistence" \
+	plant_commondir_wrapped
 
 done_testing

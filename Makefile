@@ -213,7 +213,7 @@ $(addprefix darwin-,$(DARWIN_ARCHS)): darwin-%:
 	done; echo "$@: $$n test programs linked, Mach-O 64-bit $* executables too"
 
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	clang-format -i $$(git ls-files --cached --others --exclude-standard '*.c' '*.h')
 
 clean:
 	rm -rf $(B) build-*

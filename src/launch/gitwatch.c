@@ -46,11 +46,11 @@ void gitwatch_end(struct gitwatch *w, struct strbuf *warnings)
 		struct stat st;
 		if (dfd >= 0 && fstatat(dfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			bool moved = renameat(dfd, "commondir", dfd, "commondir.moat-planted") == 0;
-			sb_addf(warnings,
-			        "the session made '%s/commondir', which sends git elsewhere for its "
-			        "config and hooks; %s: look through '%s' for other changes\n",
-			        dir, moved ? "moved it to commondir.moat-planted" : "remove it",
-			        dir);
+			sb_addf(
+			    warnings,
+			    "the session made '%s/commondir', which sends git elsewhere for its "
+			    "config and hooks; %s: look through '%s' for other changes\n",
+			    dir, moved ? "moved it to commondir.moat-planted" : "remove it", dir);
 		}
 		free(w->dirs[i]);
 	}

@@ -3,9 +3,19 @@
 #ifndef MOAT_BASE_PLATFORM_H
 #define MOAT_BASE_PLATFORM_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <time.h>
+
+/* Open flag for a directory used only to look names up in: O_PATH on
+ * Linux (no read permission needed), a plain read-only open on macOS,
+ * which has no O_PATH. */
+#ifdef O_PATH
+#define O_LOOKUP O_PATH
+#else
+#define O_LOOKUP O_RDONLY
+#endif
 
 /* Was moat built for macOS? Then the profile it enforces is built for
  * macOS (context_platform). */

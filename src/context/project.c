@@ -10,6 +10,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "context/context.h"
 
 /* Does dir hold a .git (a directory, a linked work tree's file, or a link
@@ -145,7 +146,7 @@ static void add_common_entries(struct context *c, const char *common)
 
 char *context_add_git_worktree(struct context *c, const char *const *areas, size_t n)
 {
-	cleanup_close int rootfd = open(c->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cleanup_close int rootfd = open(c->root, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
 	struct stat st;
 	if (rootfd < 0 || fstatat(rootfd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISREG(st.st_mode))

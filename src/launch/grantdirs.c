@@ -21,6 +21,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "context/settings.h"
 #include "context/writable.h"
 #include "launch/plan.h"
@@ -41,7 +42,7 @@ static char *replaceable(const struct launch *l, const char *dir)
  * missing above it, mode 0700. */
 static int make_dir(const struct launch *l, const char *path, struct error *err)
 {
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = open("/", O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_set(err, "cannot open '/': %s", strerror(errno));
 	struct strbuf done = STRBUF_INIT; /* the path of fd */
@@ -63,7 +64,7 @@ static int make_dir(const struct launch *l, const char *path, struct error *err)
 		p += len;
 		int next = -1;
 		if (!making) {
-			next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			next = openat(fd, name, O_LOOKUP | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (next < 0 && errno == ENOENT) {
 				cleanup_free char *why = replaceable(l, done.buf);
 				if (why) {

@@ -54,7 +54,15 @@ static int openat2_in(const char *dir, const char *rel, uint64_t flags, uint64_t
 	if (dfd < 0)
 		return -1;
 	struct moat_open_how how = {.flags = flags, .resolve = resolve};
-	int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	/* EAGAIN: a rename or mount anywhere on the system raced a ".." in
+	 * the lookup, which RESOLVE_BENEATH then cannot vouch for. Try again
+	 * a few times; the callers then take the walk without openat2. */
+	int fd = -1;
+	for (int tries = 0; tries < 8; tries++) {
+		fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
 	int saved = errno;
 	close(dfd);
 	errno = saved;
@@ -68,7 +76,7 @@ int platform_open_beneath(const char *dir, const char *rel)
 	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 	int fd = openat2_in(dir, rel, flags, MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_MAGICLINKS);
 	/* A sandbox's own seccomp filter answers openat2 with ENOSYS. */
-	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM || errno == EAGAIN))
 		return walk_no_symlinks(dir, rel, flags);
 	return fd;
 }
@@ -119,7 +127,7 @@ int platform_open_path_no_symlinks(const char *dir, const char *rel)
 {
 	int fd = openat2_in(dir, rel, O_PATH | O_CLOEXEC,
 	                    MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_SYMLINKS);
-	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM || errno == EAGAIN))
 		return walk_no_symlinks(dir, rel, O_PATH | O_CLOEXEC);
 	return fd;
 }

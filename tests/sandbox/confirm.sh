@@ -135,7 +135,7 @@ run python3 "$PTY" --answer n -- "$MOAT" run -- ./sock connect "$AGENT"
 expect_out "the prompt lists the socket" "^  connect +$AGENT"
 ABI=$("$HELPERS/landlock_abi")
 if [ "$ABI" -lt 9 ]; then
-	expect_out "ABI $ABI: and what listing it really opens" "^  connect +every pathname unix socket: Landlock ABI $ABI cannot confine them by path"
+	expect_out "ABI $ABI: and what listing it really opens" "^  connect +every pathname unix socket( and abstract socket)?: Landlock ABI $ABI cannot confine them by path"
 	expect_out "and no longer claims nothing else is reachable" '^nothing else outside those paths is readable, but any unix socket can be connected to'
 else
 	expect_out "ABI $ABI: only that socket" '^nothing else outside those paths is readable or can be connected to'

@@ -4,7 +4,11 @@
 set -u
 B=${1:-build}
 moat=$(cd "$B" && pwd)/moat
-demo=$(mktemp -d "${TMPDIR:-/tmp}/moat-demo.XXXXXX")
+# Not under /tmp: a session has a /tmp of its own, where the decoy would
+# be absent rather than denied, which would show nothing of the sandbox.
+cache=${XDG_CACHE_HOME:-$HOME/.cache}
+mkdir -p "$cache"
+demo=$(mktemp -d "$cache/moat-demo.XXXXXX")
 trap 'rm -rf "$demo"' EXIT
 export HOME="$demo/home"
 mkdir -p "$HOME/.ssh" "$HOME/project"

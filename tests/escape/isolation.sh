@@ -193,7 +193,9 @@ for variant in session follow setsid path; do
 	hijack wrapper "$variant" "300 MOAT_ROOT='$PROJ' '$TOOLS/ttyprobe' hijack-$variant '$PROJ/loot-wrapper-$variant' 4"
 done
 for variant in session setsid; do
-	hijack shell "$variant" "300 SHELL=/bin/bash '$MOAT' shell" "1000 ./ttyprobe hijack-$variant '$PROJ/loot-shell-$variant' 5" "500 exit"
+	# Slower keys than the rest: moat shell must be up, and the attacker
+	# settled, before the user types (a lost race is no closed gap).
+	hijack shell "$variant" "300 SHELL=/bin/bash '$MOAT' shell" "2000 ./ttyprobe hijack-$variant '$PROJ/loot-shell-$variant' 5" "1500 exit"
 done
 wait "${sessions[@]}"
 for variant in session follow setsid path; do
@@ -378,6 +380,19 @@ if is_root; then
 	! alive "$victim" && ok "control: root, as uid $VUID, kills that user's process" || not_ok "control: root, as uid $VUID, kills that user's process"
 	for how in run wrapper; do
 		start_victim
+		if [ "$how" = wrapper ] && [ "$("$HELPERS/landlock_abi")" -lt 6 ]; then
+			# No signal scope below ABI 6 and no PID namespace for a wrapped
+			# tool: docs/security.md, "Signals on ABI < 6, from wrapped tools".
+			kill_as_other() {
+				run wrapped xproc "${AS[@]}" kill "$victim"
+				sleep 0.2
+				! alive "$victim"
+			}
+			known_breakage "$(label "$how"): setuid to uid $VUID, then kill its outside process" \
+				"no signal scope below Landlock ABI 6 for a wrapped tool (docs/security.md)" kill_as_other
+			kill "$victim" 2>/dev/null
+			continue
+		fi
 		if [ "$how" = run ]; then run "$MOAT" run -- ./xproc "${AS[@]}" kill "$victim"; else
 			run wrapped xproc "${AS[@]}" kill "$victim"; fi
 		sleep 0.2
@@ -640,7 +655,8 @@ accepted "$troot"
 if is_root; then
 	for base in /opt /srv /var/lib; do
 		[ -d "$base" ] || continue
-		d=$(mktemp -d "$base/moat-iso.XXXXXX")
+		d=$(mktemp -d "$base/moat-iso.XXXXXX" 2>/dev/null) ||
+			{ skip "prerequisite: $base is not writable here"; continue; }
 		cleanups+=("rm -rf '$d'")
 		[ "$base" = /srv ] && mkdir -p "$d/www/app" && d=$d/www/app
 		accepted "$d"

@@ -388,19 +388,14 @@ bool config_same_path(const char *a, const char *b, const char *home)
 	return same;
 }
 
-bool config_allow_applies(const struct config_allow *rule, const char *bin, const char *root,
-                          const char *home)
+/* Does root lie under one of dirs (written as in config.zon: absolute or
+ * ~/)? .dirs and .unprotected both name projects this way. */
+static bool root_under_any(const char *root, const char *home, char **dirs, size_t n)
 {
-	if (bin && strcmp(rule->bin, "*") != 0 && strcmp(rule->bin, bin) != 0)
-		return false;
-	if (rule->ndirs == 0)
-		return true;
-	if (!root)
-		return false;
 	char *r = comparable(root, home);
 	bool under = false;
-	for (size_t i = 0; i < rule->ndirs && !under; i++) {
-		char *d = comparable(rule->dirs[i], home);
+	for (size_t i = 0; i < n && !under; i++) {
+		char *d = comparable(dirs[i], home);
 		under = d[0] == '/' && path_is_under(r, d);
 		free(d);
 	}
@@ -408,17 +403,19 @@ bool config_allow_applies(const struct config_allow *rule, const char *bin, cons
 	return under;
 }
 
+bool config_allow_applies(const struct config_allow *rule, const char *bin, const char *root,
+                          const char *home)
+{
+	if (bin && strcmp(rule->bin, "*") != 0 && strcmp(rule->bin, bin) != 0)
+		return false;
+	if (rule->ndirs == 0)
+		return true;
+	return root && root_under_any(root, home, rule->dirs, rule->ndirs);
+}
+
 bool config_protects(const struct config *cfg, const char *root, const char *home)
 {
-	char *r = comparable(root, home);
-	bool out = false;
-	for (size_t i = 0; i < cfg->nunprotected && !out; i++) {
-		char *d = comparable(cfg->unprotected[i], home);
-		out = d[0] == '/' && path_is_under(r, d);
-		free(d);
-	}
-	free(r);
-	return !out;
+	return !root_under_any(root, home, cfg->unprotected, cfg->nunprotected);
 }
 
 size_t config_grants(const struct config *cfg, const char *bin, const char *root, const char *home,

@@ -103,7 +103,9 @@ mkdir -p "$HOME/.cache/$evil"
 echo s >"$HOME/.cache/$evil/f"
 run "$MOAT" run --trace --json="$T/evil.json" -- bash -c 'exec -a "$0" cat "$1"' "$evil" "$HOME/.cache/$evil/f"
 valid "hostile names still give a valid, escaped document" trace "$T/evil.json"
-[ "$(py "$T/evil.json" 'd["refusals"][0]["program"].encode("utf-8", "surrogatepass").hex()')" = \
+# The refusal of the file read: with no USER in the environment, bash's
+# getpwuid asks nscd over a unix socket first, and that is refused too.
+[ "$(py "$T/evil.json" '[r for r in d["refusals"] if (r["path"] or "").endswith("/f")][0]["program"].encode("utf-8", "surrogatepass").hex()')" = \
 	"$(printf '%s' $'x\x1b]0;t\x07\xc2\x9b\xe2\x80\xae\xef\xbf\xbd\xef\xbf\xbd"\\' | od -An -tx1 | tr -d ' \n')" ] &&
 	ok "the name decodes to its bytes, invalid ones as U+FFFD" || not_ok "the name decodes to its bytes, invalid ones as U+FFFD"
 

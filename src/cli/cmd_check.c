@@ -242,6 +242,23 @@ static void check_config(struct checker *c, const struct config *cfg)
 	}
 }
 
+/* Protected paths (.git/hooks, .git/config, .protect) are read-only
+ * binds in a mount namespace; where the kernel gives none, they stay
+ * writable in every sandbox, and each run says so. An issue, because what
+ * is planted there runs outside the sandbox. */
+static void check_protection(struct checker *c)
+{
+	if (sandbox_protection_works())
+		return;
+	printf("protected paths: not enforced here: the kernel gives moat no mount namespace "
+	       "(user namespaces off, or a container's seccomp profile), so sandboxed code can "
+	       "write .git/hooks, .git/config and the paths in .protect\n");
+	printf("  hint: allow user namespaces (sysctl user.max_user_namespaces > 0, and on "
+	       "older Debian kernels kernel.unprivileged_userns_clone=1); in a container, a "
+	       "seccomp profile that permits unshare\n");
+	c->issues++;
+}
+
 /* Which nix moat would run, and any it skipped as planted. */
 static void check_nix(struct checker *c)
 {
@@ -323,6 +340,7 @@ int cmd_check(const struct cli_args *a, const struct global_opts *g)
 	cli_nix_setup(g, true);
 	check_nix(&c);
 	check_flake(&c);
+	check_protection(&c);
 	struct config cfg;
 	if (settings_load(home, NULL, &cfg, &err) < 0) {
 		printf("%s\n", err.msg);

@@ -136,6 +136,25 @@ static void leave_terminal(void)
 	close(fd);
 }
 
+void launch_warn_unprotected(const struct launch *l)
+{
+	const struct profile *p = &l->profile;
+	const char *first = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].protect != PROTECT_NONE && p->rules[i].protect != PROTECT_PIN &&
+		    n++ == 0)
+			first = p->rules[i].path;
+	if (!first || !l->print_warnings)
+		return;
+	cleanup_free char *msg = xasprintf(
+	    "no mount namespace here (user namespaces off, or a container's seccomp "
+	    "profile), so '%s'%s stay%s writable in the sandbox: what is planted there runs "
+	    "at your next git, outside it; 'moat check' explains\n",
+	    first, n > 1 ? " and the other protected paths" : "", n > 1 ? "" : "s");
+	l->print_warnings(msg);
+}
+
 /* The wrapper keeps the caller's descriptors (make passes its jobserver
  * that way); a session closed them all before it started. */
 static int confine(struct launch *l, struct error *err)
@@ -143,8 +162,11 @@ static int confine(struct launch *l, struct error *err)
 	if (!l->session && !isatty(0) && !isatty(1) && !isatty(2))
 		leave_terminal();
 	/* A session bound its protected paths in its own world already. */
-	if (!l->session && sandbox_protect(&l->profile, err) < 0)
+	int protect = l->session ? 0 : sandbox_protect(&l->profile, err);
+	if (protect < 0)
 		return -1;
+	if (protect > 0)
+		launch_warn_unprotected(l);
 	if (sandbox_apply(&l->profile, &l->support, err) < 0 || make_tmpdir(l->ctx.root, err) < 0)
 		return -1;
 	apply_profile_env(&l->profile);

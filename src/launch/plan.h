@@ -32,6 +32,10 @@ void launch_make_grant_dirs(struct launch *l);
  * sandbox at hooks of its choosing. An empty one changes nothing for git. */
 void launch_make_git_files(struct launch *l);
 
+/* Say that the protected paths stay writable: the kernel gave no mount
+ * namespace to bind them read-only in (sandbox_protect returned 1). */
+void launch_warn_unprotected(const struct launch *l);
+
 /* Confine this process as planned (unless jailbroken or confined already),
  * make TMPDIR and the HOME override, set the environment and exec l->exe.
  * Returns only on failure, with the exit status and err. */

@@ -168,10 +168,14 @@ static void supervisor(struct launch *l, struct relay *r, char **argv, bool isol
 	if (r->user_in > 2)
 		close(r->user_in); /* the user's terminal is moat's to read, not the sandbox's */
 	struct error err = {0};
-	if (sandbox_private_mounts(&l->profile, isolated, &err) < 0) {
+	int mounts = sandbox_private_mounts(&l->profile, isolated, &err);
+	if (mounts < 0) {
 		send_event(ch->events[1], 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
+	/* Nested, the outer session keeps its own root's paths read-only. */
+	if (mounts > 0 && !l->nested)
+		launch_warn_unprotected(l);
 	if (!isolated)
 		platform_become_subreaper();
 	if (relay_take_terminal(r) < 0) {

@@ -365,7 +365,7 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
 	if (!isolated) {
 		for (size_t i = 0; i < ARRAY_LEN(private_dirs); i++)
 			drop_private_rule(p, private_dirs[i]);
-		return sandbox_protect(p, err) < 0 ? -1 : 0;
+		return sandbox_protect(p, err);
 	}
 	/* The working directory, to enter again by path at the end: the tool
 	 * would otherwise keep it on the mount it was on, under a private /tmp
@@ -395,6 +395,16 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
 	return 0;
 }
 
+/* Did child pid exit 0? */
+static bool child_succeeded(pid_t pid)
+{
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 bool sandbox_isolation_works(void)
 {
 	bool isolated;
@@ -403,9 +413,17 @@ bool sandbox_isolation_works(void)
 		return false;
 	if (pid == 0)
 		_exit(isolated && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : 1);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	return child_succeeded(pid);
+}
+
+bool sandbox_protection_works(void)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		bool shared;
+		_exit(own_mount_namespace(&shared) ? 0 : 1);
+	}
+	return child_succeeded(pid);
 }

@@ -44,7 +44,9 @@ pid_t sandbox_spawn(bool want_isolation, bool *isolated);
  * (a /proc of its own, empty private /tmp, /var/tmp and /dev/shm with the
  * rules below them bound back in, read-only unless writable, and
  * ORIGIN_PROTECTED paths bound read-only). The ORIGIN_PRIVATE rules for
- * what could not be made private are dropped, so the host's stay denied. */
+ * what could not be made private are dropped, so the host's stay denied.
+ * Not isolated, it protects as sandbox_protect does and returns as it
+ * does: 1 when protected paths stay writable. */
 int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err);
 
 /* For moat-wrapper (and a session that could not get its own world), before
@@ -60,6 +62,10 @@ int sandbox_protect(const struct profile *p, struct error *err);
 /* Would a session here get its own world? Tried in a child process, so
  * the caller is left as it was; for `moat profile`. */
 bool sandbox_isolation_works(void);
+
+/* Would sandbox_protect find the mount namespace it needs? Tried in a
+ * child process; for `moat check`. */
+bool sandbox_protection_works(void);
 
 /* A warning for the user when the profile lets unix sockets through on a
  * kernel that cannot confine them by path (Landlock ABI < 9), or NULL. */

@@ -113,7 +113,7 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
 	for (size_t i = 0; i < p->nrules; i++)
 		if (p->rules[i].origin == ORIGIN_PRIVATE)
 			p->rules[i].access = 0;
-	return 0;
+	return sandbox_protect(p, err);
 }
 
 bool sandbox_isolation_works(void)
@@ -191,11 +191,16 @@ static bool allowed(const char *operation, const char *path)
 	                     path) == 0;
 }
 
+bool sandbox_protection_works(void)
+{
+	return false; /* sandbox_protect below */
+}
+
 int sandbox_protect(const struct profile *p, struct error *err)
 {
 	/* Not on macOS yet: SBPL could deny writes there by path. */
-	(void)p, (void)err;
-	return 1;
+	(void)err;
+	return profile_has_protected(p) ? 1 : 0;
 }
 
 bool sandbox_already_confined(const char *root, const char *home)

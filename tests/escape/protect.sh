@@ -334,6 +334,51 @@ run "$MOAT" run -- sh -c 'echo /tmp/evil >.git/worktrees/wt3/gitdir'
 	not_ok "control: .git/worktrees/wt3 is writable outside moat"
 rm -f "$WTDIR/commondir.probe"
 git -C "$PROJ" worktree remove --force "$T/wt3" >/dev/null 2>&1
+# --- no mount namespace: the paths stay writable, and moat says so --------
+# no_namespaces refuses unshare and namespace clones, as a kernel with user
+# namespaces off or a container's seccomp profile does. The plant then
+# works (Landlock cannot take write away below the root): a known gap,
+# which every start must name rather than pass over.
+NONS=$HELPERS/no_namespaces
+if "$NONS" unshare -m true 2>/dev/null || "$NONS" unshare -Ur true 2>/dev/null; then
+	not_ok "control: no_namespaces refuses a mount namespace"
+else
+	ok "control: no_namespaces refuses a mount namespace"
+fi
+unshare -m true 2>/dev/null || unshare -Ur true 2>/dev/null && ok "control: without it one is made" ||
+	not_ok "control: without it one is made"
+UNPROTECTED="no mount namespace here .* protected paths stay writable in the sandbox"
+# plant_via HOW [PREFIX...]: PLANT through moat HOW, run by PREFIX.
+plant_via() {
+	local how=$1 && shift
+	rm -f "$PROJ/.git/hooks/pre-commit"
+	case $how in
+	run) run "$@" "$MOAT" run -- sh -c "$PLANT" ;;
+	wrapper) run env MOAT_ROOT="$PROJ" "$@" "$SH/bin/sh" -c "$PLANT" ;;
+	esac
+}
+for how in run wrapper; do
+	plant_via "$how" "$NONS"
+	expect_out "no mount namespace: moat $how warns that the protected paths stay writable" \
+		"$UNPROTECTED"
+	[ -e "$PROJ/.git/hooks/pre-commit" ] && ok "and it is true: the hook was planted (moat $how)" ||
+		not_ok "and it is true: the hook was planted (moat $how)"
+	plant_via "$how"
+	expect_no_out "control: with namespaces, moat $how gives no such warning" "$UNPROTECTED"
+	[ ! -e "$PROJ/.git/hooks/pre-commit" ] && ok "and refuses the hook" || not_ok "and refuses the hook"
+done
+rm -f "$PROJ/.git/hooks/pre-commit"
+run "$NONS" "$MOAT" run -- sh -c 'echo x >f'
+[ "$(grep -c "no mount namespace here" "$T/.err")" = 1 ] && ok "a session warns once" ||
+	{ not_ok "a session warns once" && _show once; }
+cd "$T" && run "$NONS" "$MOAT" run -- true && cd "$PROJ"
+expect_no_out "outside a git project nothing is protected, so no warning" "$UNPROTECTED"
+run "$NONS" "$MOAT" check
+[ "$rc" -eq 1 ] && ok "moat check: not 'all ok' (status 1)" || { not_ok "moat check: not 'all ok'" && _show check; }
+expect_out "moat check names the gap" "^protected paths: not enforced here"
+run "$MOAT" check
+expect_no_out "control: with namespaces, moat check does not" "^protected paths"
+
 known_breakage "a .git/commondir planted by a wrapped tool redirects the user's git to a planted hook" \
 	"a wrapped tool has no end at which moat could move it aside; docs/security.md, Persistence" \
 	plant_commondir_wrapped

@@ -31,6 +31,9 @@ struct checker {
 	char **areas; /* where sandboxed code can write, for the link checks */
 	size_t nareas;
 	const struct global_opts *g;
+	struct own_places wrappers; /* the moat-wrappers shells lead to, judged with moat's own */
+	char **shells;              /* the shell directories checked, so each is once */
+	size_t nshells;
 	int issues;
 	int notes;
 };
@@ -160,19 +163,63 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 	}
 }
 
+/* Has shell directory dir been checked? Notes it if not. */
+static bool shell_seen(struct checker *c, const char *dir)
+{
+	for (size_t i = 0; i < c->nshells; i++)
+		if (strcmp(c->shells[i], dir) == 0)
+			return true;
+	c->shells = xrealloc_array(c->shells, c->nshells + 1, sizeof(char *));
+	c->shells[c->nshells++] = xstrdup(dir);
+	return false;
+}
+
+/* The wrappers a shell's bin/ leads to are moat's own binaries: each is
+ * judged with the rest (check_own), as a run naming the shell would. */
+static void add_wrappers(struct checker *c, const char *name, char **wrappers)
+{
+	for (size_t i = 0; wrappers && wrappers[i]; i++) {
+		cleanup_free char *what = xasprintf("moat-wrapper (of shell %s)", name);
+		own_add(&c->wrappers, OWN_BINARY, what, wrappers[i]);
+	}
+}
+
+/* line 0: a local shell config.zon does not name, which `moat run NAME`
+ * would still start. */
 static void check_shell(struct checker *c, int line, int col, const char *name)
 {
 	cleanup_free char *dir = NULL;
 	struct error err = {0};
 	char **wrappers = NULL;
-	if (shell_find(name, c->home, context_resolve_shell, c->areas, &dir, &err) < 0)
-		finding(c, line, col, "shell '%s' cannot be resolved: %s", name, err.msg);
+	if (shell_find(name, c->home, context_resolve_shell, c->areas, &dir, &err) < 0) {
+		if (line)
+			finding(c, line, col, "shell '%s' cannot be resolved: %s", name, err.msg);
+		return;
+	}
+	if (shell_seen(c, dir))
+		return;
 	/* A flake shell is evaluated, not built: nothing to look at yet. */
-	else if (fs_is_dir(dir) && shell_check_bin(dir, &wrappers, &err) < 0)
-		finding(c, line, col, "%s; moat run refuses it", err.msg);
-	else
+	if (fs_is_dir(dir) && shell_check_bin(dir, &wrappers, &err) < 0) {
+		if (line) {
+			finding(c, line, col, "%s; moat run refuses it", err.msg);
+		} else {
+			printf("local shell %s: %s; moat run refuses it\n", name, err.msg);
+			c->issues++;
+		}
+	} else {
 		cli_verbose(c->g, "shell %s: %s", name, dir);
+	}
+	add_wrappers(c, name, wrappers);
 	path_list_free(wrappers);
+}
+
+/* Every local shell, named in config.zon or not. */
+static void check_local_shells(struct checker *c)
+{
+	char **names = shells_local_names(c->home);
+	for (size_t i = 0; names && names[i]; i++)
+		check_shell(c, 0, 0, names[i]);
+	path_list_free(names);
 }
 
 /* An error's hints, one "hint:" line each, indented under a finding. */
@@ -192,6 +239,8 @@ static void check_own(struct checker *c, const struct config *cfg, const char *r
 {
 	struct own_places o;
 	own_gather_all(&o, c->home);
+	for (size_t i = 0; i < c->wrappers.n; i++)
+		own_add(&o, OWN_BINARY, c->wrappers.v[i].what, c->wrappers.v[i].path);
 	struct own_judge j = {.root = root,
 	                      .areas = (const char *const *)c->areas,
 	                      .n = c->nareas,
@@ -349,10 +398,15 @@ int cmd_check(const struct cli_args *a, const struct global_opts *g)
 		/* Links are judged as a run in the current directory would. */
 		cleanup_free char *root = cli_project_root(home, &cfg, false);
 		c.areas = context_writable_areas(root, home, &cfg, &c.nareas);
+		check_config(&c, &cfg);
+		check_local_shells(&c);
 		check_own(&c, &cfg, root);
 		check_wrapper_copy(&c);
-		check_config(&c, &cfg);
 		context_free_areas(c.areas, c.nareas);
+		own_free(&c.wrappers);
+		for (size_t i = 0; i < c.nshells; i++)
+			free(c.shells[i]);
+		free(c.shells);
 		config_free(&cfg);
 	}
 	if (c.issues)

@@ -228,6 +228,21 @@ run "$PROJ/bt/moat" wrap fromroot /bin/cat
 	ok "moat wrap refuses a moat-wrapper under a past root" || { not_ok "moat wrap refuses a moat-wrapper under a past root" && _show wrap; }
 expect_ok "control: moat wrap with a moat-wrapper elsewhere works" "$T/bt2/moat" wrap fromelse /bin/cat
 cd "$PROJ" || exit 1
+# A local shell config.zon never names, its bin/sh led to a moat-wrapper in
+# the root: `moat run NAME` refuses it, and so must moat check.
+"$MOAT" wrap rootwrap /bin/sh >/dev/null 2>&1
+ln -sfn "$PROJ/bt/moat-wrapper" "$XDG_DATA_HOME/moat/shells/rootwrap/bin/sh"
+run "$MOAT" run rootwrap -- true
+[ "$rc" -eq 125 ] && ok "control: moat run refuses a shell leading to a moat-wrapper in the root" ||
+	{ not_ok "control: moat run refuses a shell leading to a moat-wrapper in the root" && _show run; }
+run "$MOAT" check
+[ "$rc" -eq 1 ] && grep -q "unsafe: moat-wrapper (of shell rootwrap) '$PROJ/bt/moat-wrapper' lies inside the sandbox root" "$T/.out" &&
+	ok "moat check flags it too" || { not_ok "moat check flags it too" && _show check; }
+ln -sfn "$T/gone/moat-wrapper" "$XDG_DATA_HOME/moat/shells/rootwrap/bin/sh"
+run "$MOAT" check
+[ "$rc" -eq 1 ] && grep -q "local shell rootwrap: .*sh (a link to $T/gone/moat-wrapper, which is not there); moat run refuses it" "$T/.out" &&
+	ok "and a dangling entry in a shell config.zon does not name" || { not_ok "and a dangling entry in a shell config.zon does not name" && _show check; }
+rm -rf "$XDG_DATA_HOME/moat/shells/rootwrap"
 # A stale copy (moat upgraded since): moat check says so, moat wrap refreshes it.
 printf 'x' >>"$XDG_DATA_HOME/moat/moat-wrapper"
 run "$MOAT" check

@@ -183,6 +183,7 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 	if (!l->jailbroken && !l->already_confined) {
 		launch_make_grant_dirs(l);
 		launch_make_git_files(l);
+		launch_break_hard_links(l);
 	}
 	if (l->session)
 		return session_run(l, argv, err);

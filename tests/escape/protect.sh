@@ -379,6 +379,40 @@ expect_out "moat check names the gap" "^protected paths: not enforced here"
 run "$MOAT" check
 expect_no_out "control: with namespaces, moat check does not" "^protected paths"
 
+# --- a hard link made while nothing was protected --------------------------
+# An unprotected run (no namespaces) leaves a second name for .git/config
+# and for a hook; a later, protected run writes through those names. Before
+# it starts, moat gives each protected file an inode of its own.
+printf '#!/bin/sh\nexit 0\n' >"$PROJ/.git/hooks/pre-push" && chmod +x "$PROJ/.git/hooks/pre-push"
+run "$MOAT" run -- sh -c 'mkdir -p docs && ln .git/config docs/.keep3'
+[ "$rc" -ne 0 ] && [ ! -e "$PROJ/docs/.keep3" ] && ok "control: a protected run cannot make such a link" ||
+	not_ok "control: a protected run cannot make such a link"
+run "$NONS" "$MOAT" run -- sh -c 'mkdir -p docs && ln .git/config docs/.keep && ln .git/hooks/pre-push docs/.keep2'
+[ "$(stat -c %h "$PROJ/.git/config")" = 2 ] && ok "control: an unprotected run can link .git/config" ||
+	{ not_ok "control: an unprotected run can link .git/config" && _show link; }
+cp "$PROJ/.git/config" "$T/config.before"
+cp "$PROJ/.git/hooks/pre-push" "$T/pre-push.before"
+for how in run wrapper; do
+	run_via() {
+		case $how in
+		run) run "$MOAT" run -- sh -c "$1" ;;
+		wrapper) run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c "$1" ;;
+		esac
+	}
+	run_via "printf '[core]\n\tfsmonitor = \"touch $PWNED; false\"\n' >>docs/.keep; printf 'touch $PWNED\n' >>docs/.keep2"
+	cmp -s "$PROJ/.git/config" "$T/config.before" && cmp -s "$PROJ/.git/hooks/pre-push" "$T/pre-push.before" &&
+		ok "moat $how: writing through an old hard link changes neither .git/config nor the hook" ||
+		{ not_ok "moat $how: writing through an old hard link changes neither .git/config nor the hook" && _show "$how"; }
+	[ "$how" = run ] && expect_out "and moat says it gave them files of their own" \
+		"'$PROJ/.git/config' had 2 names \(hard links\).*file of its own now"
+	[ -x "$PROJ/.git/hooks/pre-push" ] && [ "$(stat -c %h "$PROJ/.git/config")" = 1 ] &&
+		ok "moat $how: the hook stays executable, .git/config has one name" ||
+		not_ok "moat $how: the hook stays executable, .git/config has one name"
+	nothing_planted "moat $how after a hard link"
+	ln -f "$PROJ/.git/config" "$PROJ/docs/.keep" && ln -f "$PROJ/.git/hooks/pre-push" "$PROJ/docs/.keep2"
+done
+rm -rf "$PROJ/docs" "$PROJ/.git/hooks/pre-push"
+
 known_breakage "a .git/commondir planted by a wrapped tool redirects the user's git to a planted hook" \
 	"a wrapped tool has no end at which moat could move it aside; docs/security.md, Persistence" \
 	plant_commondir_wrapped

@@ -1,7 +1,9 @@
 #include "launch/gitwatch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,39 +23,143 @@ static bool is_gitdir(int dfd)
 	return fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+static bool has_entry(int dfd, const char *name)
+{
+	struct stat st;
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The text of the symlink name in dfd, or NULL when it is not one. */
+static char *link_text(int dfd, const char *name)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+	return n > 0 ? xstrndup(buf, (size_t)n) : NULL;
+}
+
+/* A real directory fd for the pinned git directory dir, never through a
+ * link (the path is canonical; a component swapped for one is refused). */
+static int open_gitdir(const char *dir)
+{
+	cleanup_close int at = platform_open_path_no_symlinks("/", dir + 1);
+	return at < 0 ? -1 : openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static void watch_gitdir(struct gitwatch *w, const char *dir)
+{
+	cleanup_close int dfd = open_gitdir(dir);
+	if (dfd < 0 || !is_gitdir(dfd))
+		return;
+	if (!has_entry(dfd, "commondir")) {
+		w->dirs = xrealloc_array(w->dirs, w->n + 1, sizeof(*w->dirs));
+		w->dirs[w->n++] = xstrdup(dir);
+	}
+	char *target = link_text(dfd, "hooks");
+	if (target) {
+		w->links = xrealloc_array(w->links, w->nlinks + 1, sizeof(*w->links));
+		w->links[w->nlinks++] = (struct gitwatch_link){xstrdup(dir), target};
+	}
+}
+
 void gitwatch_start(struct gitwatch *w, const struct profile *p)
 {
 	*w = (struct gitwatch){0};
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct rule *r = &p->rules[i];
-		if (r->protect != PROTECT_PIN)
-			continue;
-		cleanup_close int dfd = platform_open_path_no_symlinks("/", r->path + 1);
-		struct stat st;
-		if (dfd < 0 || !is_gitdir(dfd) ||
-		    fstatat(dfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0)
-			continue;
-		w->dirs = xrealloc_array(w->dirs, w->n + 1, sizeof(*w->dirs));
-		w->dirs[w->n++] = xstrdup(r->path);
-	}
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].protect == PROTECT_PIN)
+			watch_gitdir(w, p->rules[i].path);
+	cleanup_close int rootfd = p->root ? open_gitdir(p->root) : -1;
+	if (rootfd >= 0 && !has_entry(rootfd, ".git"))
+		w->repoless_root = xstrdup(p->root);
+}
+
+static void end_commondir(const char *dir, struct strbuf *warnings)
+{
+	cleanup_close int dfd = open_gitdir(dir);
+	if (dfd < 0 || !has_entry(dfd, "commondir"))
+		return;
+	bool moved = renameat(dfd, "commondir", dfd, "commondir.moat-planted") == 0;
+	sb_addf(warnings,
+	        "the session made '%s/commondir', which sends git elsewhere for its config and "
+	        "hooks; %s: look through '%s' for other changes\n",
+	        dir, moved ? "moved it to commondir.moat-planted" : "remove it", dir);
+}
+
+static void end_hooks_link(const struct gitwatch_link *k, struct strbuf *warnings)
+{
+	cleanup_close int dfd = open_gitdir(k->dir);
+	if (dfd < 0)
+		return;
+	cleanup_free char *now = link_text(dfd, "hooks");
+	if (now && strcmp(now, k->target) == 0)
+		return;
+	bool restored =
+	    (!has_entry(dfd, "hooks") || renameat(dfd, "hooks", dfd, "hooks.moat-planted") == 0) &&
+	    symlinkat(k->target, dfd, "hooks") == 0;
+	sb_addf(warnings,
+	        "the session replaced the link '%s/hooks' (to %s), so git would run hooks of its "
+	        "choosing; %s\n",
+	        k->dir, k->target,
+	        restored ? "moved what it made to hooks.moat-planted and put the link back"
+	                 : "put the link back by hand");
+}
+
+static bool is_sample(const char *name)
+{
+	size_t n = strlen(name), k = strlen(".sample");
+	return n >= k && strcmp(name + n - k, ".sample") == 0;
+}
+
+/* A repository made in the session: its hooks (any but git's samples)
+ * are moved aside, since git runs them at the next commit with no other
+ * word from the user; its config is named, for the user to read. */
+static void end_new_repo(const char *root, struct strbuf *warnings)
+{
+	cleanup_close int rootfd = open_gitdir(root);
+	cleanup_close int gitfd =
+	    rootfd < 0 ? -1
+	               : openat(rootfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (rootfd < 0 || !has_entry(rootfd, ".git"))
+		return;
+	struct strbuf hooks = STRBUF_INIT;
+	int fd = gitfd < 0
+	             ? -1
+	             : openat(gitfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (e->d_name[0] != '.' && !is_sample(e->d_name))
+			sb_addf(&hooks, "%s%s", hooks.len ? ", " : "", e->d_name);
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	bool moved = hooks.len && renameat(gitfd, "hooks", gitfd, "hooks.moat-planted") == 0 &&
+	             mkdirat(gitfd, "hooks", 0755) == 0;
+	sb_addf(
+	    warnings,
+	    "the session made the git repository '%s/.git', where nothing was protected: ", root);
+	if (hooks.len)
+		sb_addf(warnings, "%s its hooks (%s)%s; ",
+		        moved ? "moved aside" : "git outside would run", hooks.buf,
+		        moved ? " to .git/hooks.moat-planted" : "");
+	sb_addf(warnings, "read '%s/.git/config' before you run git there\n", root);
+	sb_release(&hooks);
 }
 
 void gitwatch_end(struct gitwatch *w, struct strbuf *warnings)
 {
 	for (size_t i = 0; i < w->n; i++) {
-		const char *dir = w->dirs[i];
-		cleanup_close int dfd = platform_open_path_no_symlinks("/", dir + 1);
-		struct stat st;
-		if (dfd >= 0 && fstatat(dfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			bool moved = renameat(dfd, "commondir", dfd, "commondir.moat-planted") == 0;
-			sb_addf(
-			    warnings,
-			    "the session made '%s/commondir', which sends git elsewhere for its "
-			    "config and hooks; %s: look through '%s' for other changes\n",
-			    dir, moved ? "moved it to commondir.moat-planted" : "remove it", dir);
-		}
+		end_commondir(w->dirs[i], warnings);
 		free(w->dirs[i]);
 	}
+	for (size_t i = 0; i < w->nlinks; i++) {
+		end_hooks_link(&w->links[i], warnings);
+		free(w->links[i].dir);
+		free(w->links[i].target);
+	}
+	if (w->repoless_root)
+		end_new_repo(w->repoless_root, warnings);
 	free(w->dirs);
+	free(w->links);
+	free(w->repoless_root);
 	*w = (struct gitwatch){0};
 }

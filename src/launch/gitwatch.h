@@ -1,11 +1,17 @@
-/* What no mount can protect in a git directory the sandbox can write: a
- * new `commondir` file, which sends git to another directory for its
- * config and hooks. git dies on an empty one, so it cannot be made in
- * advance, and the git directory must stay writable for git to work. A
- * session therefore notes which pinned git directories have none before
- * the tool starts, and after the session (when the tool and everything it
- * left behind are gone) moves a new one aside, before the user's next
- * git can read it. */
+/* What no mount can protect in a git directory the sandbox can write,
+ * checked when a session ends (when the tool and everything it left behind
+ * are gone), before the user's next git can read it:
+ *   - a new `commondir` file, which sends git to another directory for its
+ *     config and hooks. git dies on an empty one, so it cannot be made in
+ *     advance, and the git directory must stay writable for git to work.
+ *     It is moved aside.
+ *   - a `hooks` that was a symlink (.git/hooks -> ../githooks): the target
+ *     is protected, but the link itself lies in the writable git directory
+ *     and can be replaced. What replaced it is moved aside and the link is
+ *     put back.
+ *   - a repository the session made in a root that had none: nothing in it
+ *     was protected (there was nothing to protect at the start). A warning
+ *     naming its hooks. */
 #ifndef MOAT_LAUNCH_GITWATCH_H
 #define MOAT_LAUNCH_GITWATCH_H
 
@@ -14,15 +20,23 @@
 #include "base/strbuf.h"
 #include "profile/profile.h"
 
+struct gitwatch_link {
+	char *dir;    /* a pinned git directory */
+	char *target; /* the text of its hooks symlink */
+};
+
 struct gitwatch {
 	char **dirs; /* pinned git directories with no commondir at start */
 	size_t n;
+	struct gitwatch_link *links; /* pinned git directories whose hooks is a symlink */
+	size_t nlinks;
+	char *repoless_root; /* the root, when it had no .git at start */
 };
 
 void gitwatch_start(struct gitwatch *w, const struct profile *p);
 
-/* Move each new commondir to commondir.moat-planted, one warning line
- * each in warnings. Frees w. */
+/* Undo what the session planted, one warning line each in warnings.
+ * Frees w. */
 void gitwatch_end(struct gitwatch *w, struct strbuf *warnings);
 
 #endif

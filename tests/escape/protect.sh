@@ -413,6 +413,57 @@ for how in run wrapper; do
 done
 rm -rf "$PROJ/docs" "$PROJ/.git/hooks/pre-push"
 
+# --- a .git/hooks that is a symlink (.git/hooks -> ../githooks) -------------
+# The target is protected; the link lies in the writable .git. A session
+# puts it back when it ends; a wrapped tool has no end (known breakage).
+newrepo "$T/hl" && mkdir "$T/hl/githooks" && rm -rf "$T/hl/.git/hooks" && ln -s ../githooks "$T/hl/.git/hooks"
+RELINK="rm .git/hooks && mkdir .git/hooks && printf '#!/bin/sh\ntouch $PWNED\n' >.git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"
+# hooklink_runs: does a git commit in $T/hl outside run a planted hook? Resets.
+hooklink_runs() {
+	rm -f "$PWNED"
+	(cd "$T/hl" && echo "$RANDOM" >>f && git commit -qam x >/dev/null 2>&1)
+	local ran=1
+	[ -e "$PWNED" ] && ran=0
+	rm -rf "$T/hl/.git/hooks" "$T/hl/.git/hooks.moat-planted" && ln -s ../githooks "$T/hl/.git/hooks"
+	return $ran
+}
+(cd "$T/hl" && sh -c "$RELINK")
+hooklink_runs && ok "control: replacing the hooks link without moat runs at the next commit" ||
+	not_ok "control: replacing the hooks link without moat runs at the next commit"
+cd "$T/hl" && run "$MOAT" run -- sh -c "$RELINK" && cd "$PROJ"
+expect_out "moat run: the replaced hooks link is reported" "replaced the link '$(re_quote "$T/hl/.git")/hooks'"
+[ -L "$T/hl/.git/hooks" ] && [ "$(readlink "$T/hl/.git/hooks")" = ../githooks ] && [ -e "$T/hl/.git/hooks.moat-planted/pre-commit" ] &&
+	ok "moat run: the link is put back, what replaced it moved aside" ||
+	not_ok "moat run: the link is put back, what replaced it moved aside"
+hooklink_runs && not_ok "moat run: a git commit outside then runs nothing planted" ||
+	ok "moat run: a git commit outside then runs nothing planted"
+"$MOAT" wrap hltools /bin/sh >/dev/null 2>&1
+relink_wrapped() {
+	(cd "$T/hl" && env MOAT_ROOT="$T/hl" "$XDG_DATA_HOME/moat/shells/hltools/bin/sh" -c "$RELINK") >/dev/null 2>&1
+	hooklink_runs
+}
+known_breakage "a .git/hooks link replaced by a wrapped tool runs a planted hook" \
+	"a wrapped tool has no end at which moat could put the link back; docs/security.md, Persistence" \
+	relink_wrapped
+
+# --- a repository made in a session, in a root that had none ---------------
+rm -rf "$T/norepo" && mkdir "$T/norepo" && echo hello >"$T/norepo/README"
+NEWREPO="git init -q . && printf '#!/bin/sh\ntouch $PWNED\n' >.git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"
+cd "$T/norepo" && run "$MOAT" run -- sh -c "$NEWREPO" && cd "$PROJ"
+expect_out "moat run: a repository made in the session is reported" \
+	"made the git repository '$(re_quote "$T/norepo")/.git'.*moved aside its hooks \(pre-commit\)"
+rm -f "$PWNED"
+(cd "$T/norepo" && git add README && git commit -qm first >/dev/null 2>&1)
+[ ! -e "$PWNED" ] && [ -e "$T/norepo/.git/hooks.moat-planted/pre-commit" ] &&
+	ok "moat run: the user's first commit there runs nothing planted" ||
+	not_ok "moat run: the user's first commit there runs nothing planted"
+rm -rf "$T/norepo" && mkdir "$T/norepo" && (cd "$T/norepo" && sh -c "$NEWREPO" && git commit -q --allow-empty -m x >/dev/null 2>&1)
+[ -e "$PWNED" ] && ok "control: without moat that first commit runs the hook" ||
+	not_ok "control: without moat that first commit runs the hook"
+rm -f "$PWNED"
+cd "$T/hl" && run "$MOAT" run -- true && cd "$PROJ"
+expect_no_out "control: a session in an existing repository says nothing of the kind" "made the git repository|replaced the link"
+
 known_breakage "a .git/commondir planted by a wrapped tool redirects the user's git to a planted hook" \
 	"a wrapped tool has no end at which moat could move it aside; docs/security.md, Persistence" \
 	plant_commondir_wrapped

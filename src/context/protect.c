@@ -21,16 +21,15 @@ static bool exposed(const struct profile *p, const char *path)
  * grant it lies in): a protected path is a mount point, which cannot be
  * renamed, but its parent is an ordinary directory, which could be moved
  * aside and replaced by one holding a planted copy (.husky for
- * .husky/_, .git/modules for a submodule's git directory). */
+ * .husky/_, .git/modules for a submodule's git directory). Outermost
+ * first: one that is absent is made, inside the one above it. */
 static void pin_parents(struct profile *p, const char *path)
 {
 	cleanup_free char *dir = path_dirname(path);
-	while (strcmp(dir, "/") != 0 && strcmp(dir, p->root) != 0 && exposed(p, dir)) {
-		profile_protect(p, dir, PROTECT_PIN);
-		char *up = path_dirname(dir);
-		free(dir);
-		dir = up;
-	}
+	if (strcmp(dir, "/") == 0 || strcmp(dir, p->root) == 0 || !exposed(p, dir))
+		return;
+	pin_parents(p, dir);
+	profile_protect(p, dir, PROTECT_PIN);
 }
 
 /* Protect path as kind, its parents pinned first. */
@@ -174,22 +173,23 @@ static char *config_path(const struct scan *sc, const char *base, const char *va
 }
 
 /* A hooks directory (core.hooksPath) or a config file (include.path) the
- * config names: read-only, or made empty when absent and its parent is
- * there, so that the sandbox cannot make it (git skips a missing include,
- * and would read one made later). */
+ * config names: read-only, or made empty when absent, with any absent
+ * directories above it (pinned), so that the sandbox cannot make it (git
+ * skips a missing include, and would read one made later). */
 static void protect_named(struct scan *sc, const char *path, bool is_dir)
 {
-	cleanup_free char *parent = path_dirname(path);
-	cleanup_free char *canon_parent = realpath(parent, NULL);
-	const char *name = path_basename(path);
 	struct stat st;
 	if (lstat(path, &st) == 0) {
 		protect_existing(sc->p, path);
-	} else if (canon_parent && *name && strcmp(name, "..") != 0 && strcmp(name, ".") != 0) {
-		cleanup_free char *canon = path_join(canon_parent, name);
-		if (exposed(sc->p, canon))
-			protect_path(sc->p, canon, is_dir ? PROTECT_MAKE_DIR : PROTECT_MAKE_FILE);
+		return;
 	}
+	struct error ignored;
+	cleanup_free char *canon = context_canonical_prefix(path, &ignored);
+	/* A ".." left below the deepest existing directory could lead
+	 * anywhere: such a path is not made. */
+	if (canon && !path_refusal(canon) && strcmp(canon, sc->p->root) != 0 &&
+	    exposed(sc->p, canon))
+		protect_path(sc->p, canon, is_dir ? PROTECT_MAKE_DIR : PROTECT_MAKE_FILE);
 }
 
 static void on_config_value(struct scan *sc, const char *file, const char *section, const char *key,

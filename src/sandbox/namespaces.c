@@ -245,15 +245,16 @@ static int privatize(const struct profile *p, const char *dir, struct error *err
 	return rc;
 }
 
-/* Make an absent protected path empty (a directory or a file), without
- * following a symlink on the way, so that the sandbox cannot make it. */
+/* Make an absent protected path empty (a directory, also for a pinned
+ * one, or a file), without following a symlink on the way, so that the
+ * sandbox cannot make it. */
 static int make_protected(const struct rule *r, struct error *err)
 {
 	cleanup_free char *dir = path_dirname(r->path);
 	cleanup_close int dfd = platform_open_path_no_symlinks("/", dir + 1);
 	const char *name = path_basename(r->path);
 	int rc = -1;
-	if (dfd >= 0 && r->protect == PROTECT_MAKE_DIR) {
+	if (dfd >= 0 && (r->protect == PROTECT_MAKE_DIR || r->protect == PROTECT_PIN)) {
 		cleanup_close int real = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		rc = real < 0 ? -1 : mkdirat(real, name, 0755);
 	} else if (dfd >= 0) {
@@ -275,10 +276,11 @@ static int make_protected(const struct rule *r, struct error *err)
  * replaced. Both mounts go through descriptors opened without following
  * symlinks: sandboxed code left running may swap a component for a link
  * at any time. A path that is not there is skipped (nothing to protect),
- * unless it is to be made empty first. */
+ * unless it is to be made empty first: a pinned one is the absent parent
+ * of such a path. */
 static int protect(const struct rule *r, struct error *err)
 {
-	bool make = r->protect == PROTECT_MAKE_DIR || r->protect == PROTECT_MAKE_FILE;
+	bool make = r->protect != PROTECT_READ_ONLY;
 	cleanup_close int fd = platform_open_path_no_symlinks("/", r->path + 1);
 	if (fd < 0 && errno == ENOENT && make) {
 		if (make_protected(r, err) < 0)

@@ -138,10 +138,31 @@ run "$MOAT" run -- sh -c "printf '[core]\\n\\tfsmonitor = touch $PWNED\\n' >more
 [ "$rc" -ne 0 ] && ! grep -q fsmonitor "$PROJ/more.gitconfig" && ok "refused: making a config file an include names but is absent" ||
 	{ not_ok "refused: making a config file an include names but is absent" && _show include-absent; }
 nothing_planted "after an absent include"
+# Absent with absent parents: tools/hooks and conf/local.cfg, neither
+# tools/ nor conf/ there yet. The wrapper and a session alike.
+git -C "$PROJ" config core.hooksPath tools/hooks
+git -C "$PROJ" config include.path ../conf/local.cfg
+DEEP="mkdir -p conf tools/hooks; printf '[core]\n\tfsmonitor = touch $PWNED\n' >conf/local.cfg; printf '#!/bin/sh\ntouch $PWNED\n' >tools/hooks/pre-commit && chmod +x tools/hooks/pre-commit"
+for how in run wrapper; do
+	rm -rf "$PROJ/tools" "$PROJ/conf"
+	case $how in
+	run) run "$MOAT" run -- sh -c "$DEEP" ;;
+	wrapper) run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c "$DEEP" ;;
+	esac
+	[ ! -e "$PROJ/tools/hooks/pre-commit" ] && [ ! -s "$PROJ/conf/local.cfg" ] &&
+		ok "moat $how: neither hooksPath nor an include with absent parents can be made and filled" ||
+		{ not_ok "moat $how: neither hooksPath nor an include with absent parents can be made and filled" && _show "$how"; }
+	nothing_planted "moat $how: absent parents"
+done
+rm -rf "$PROJ/tools" "$PROJ/conf"
+(cd "$PROJ" && sh -c "$DEEP")
+rm -f "$PWNED" && echo "$RANDOM" >>"$PROJ/f" && git -C "$PROJ" commit -qam ctl >/dev/null 2>&1
+[ -e "$PWNED" ] && ok "control: without moat that plant runs at the next commit" ||
+	not_ok "control: without moat that plant runs at the next commit"
 git -C "$PROJ" config --unset core.hooksPath
 git -C "$PROJ" config --remove-section include
 git -C "$PROJ" config --remove-section 'includeIf.gitdir:~/'
-rm -rf "$PROJ/.githooks" "$PROJ/shared.gitconfig" "$PROJ/more.gitconfig"
+rm -rf "$PROJ/.githooks" "$PROJ/shared.gitconfig" "$PROJ/more.gitconfig" "$PROJ/tools" "$PROJ/conf"
 
 # --- moat profile lists them ----------------------------------------------
 run "$MOAT" profile

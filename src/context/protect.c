@@ -370,6 +370,21 @@ void context_protect(const struct context *c, const struct config *cfg, struct p
 	}
 	for (size_t i = 0; i < cfg->nprotect; i++) {
 		cleanup_free char *path = path_join(c->root, cfg->protect[i]);
-		protect_existing(p, path);
+		struct stat st;
+		if (lstat(path, &st) == 0) {
+			protect_existing(p, path);
+			continue;
+		}
+		/* An empty .envrc or tasks.json would not be harmless, as an
+		 * empty hooks directory is: watched instead. */
+		struct error ignored;
+		char *canon = context_canonical_prefix(path, &ignored);
+		if (!canon || path_refusal(canon) || !exposed(p, canon)) {
+			free(canon);
+			continue;
+		}
+		p->absent_protected =
+		    xrealloc_array(p->absent_protected, p->nabsent_protected + 1, sizeof(char *));
+		p->absent_protected[p->nabsent_protected++] = canon;
 	}
 }

@@ -27,9 +27,9 @@
 
 #include "base/fs.h"
 #include "base/platform.h"
-#include "launch/gitwatch.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
+#include "launch/plantwatch.h"
 #include "launch/relay.h"
 
 /* What the supervisor tells moat. */
@@ -275,8 +275,8 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	if (r.slave_path)
 		profile_add_rule(&l->profile, r.slave_path, ACCESS_RW | ACCESS_IOCTL,
 		                 ORIGIN_TERMINAL, NULL);
-	struct gitwatch watch;
-	gitwatch_start(&watch, &l->profile);
+	struct plantwatch watch;
+	plantwatch_start(&watch, &l->profile);
 	bool isolated;
 	pid_t pid = sandbox_spawn(l->profile.isolate, &isolated);
 	if (pid == 0)
@@ -298,7 +298,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		close(ch.control[1]);
 	}
 	struct strbuf planted = STRBUF_INIT;
-	gitwatch_end(&watch, &planted);
+	plantwatch_end(&watch, &planted);
 	if (planted.len && l->print_warnings)
 		l->print_warnings(planted.buf);
 	sb_release(&planted);

@@ -308,6 +308,9 @@ void profile_free(struct profile *p)
 	}
 	for (size_t i = 0; i < p->njailbreaks; i++)
 		free(p->jailbreaks[i]);
+	for (size_t i = 0; i < p->nabsent_protected; i++)
+		free(p->absent_protected[i]);
+	free(p->absent_protected);
 	free(p->rules);
 	free(p->rule_slots);
 	free(p->env);

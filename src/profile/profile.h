@@ -100,6 +100,11 @@ struct profile {
 	 * protected paths are bound in both: a session in its own mount
 	 * namespace, the wrapper in one made for them alone. */
 	bool isolate;
+	/* .protect paths absent at the start, which no mount can hold: a
+	 * session moves what the tool made there aside when it ends
+	 * (launch/plantwatch.c). Canonical. */
+	char **absent_protected;
+	size_t nabsent_protected;
 };
 
 /* A grant from config.zon, with its path already expanded and canonical. */

@@ -244,6 +244,33 @@ for how in run wrapper; do
 done
 run "$MOAT" profile
 expect_out "moat profile lists a .protect path" "$(re_quote "$PROJ/.envrc") +read +protected"
+# Absent at the start (an empty .envrc or tasks.json would not be
+# harmless, so none is made): a session moves what the tool made aside;
+# a wrapped tool has no end to do it at (known breakage).
+rm -rf "$PROJ/.envrc" "$PROJ/.vscode"
+run "$MOAT" run -- sh -c 'echo evil >.envrc; mkdir .vscode && echo evil >.vscode/tasks.json'
+[ ! -e "$PROJ/.envrc" ] && [ ! -e "$PROJ/.vscode/tasks.json" ] && grep -q evil "$PROJ/.envrc.moat-planted" &&
+	ok "moat run: absent .protect paths the tool made are moved aside when it ends" ||
+	{ not_ok "moat run: absent .protect paths the tool made are moved aside when it ends" && _show protect-absent; }
+expect_out "and moat says so" "made '$(re_quote "$PROJ/.vscode/tasks.json")', which .protect .*moved it to tasks.json.moat-planted"
+rm -rf "$PROJ/.envrc.moat-planted" "$PROJ/.vscode"
+run "$MOAT" run -- sh -c 'mkdir .vscode-real && ln -s .vscode-real .vscode && echo evil >.vscode/tasks.json'
+expect_out "moat run: one made through a link it planted above is named" "made '$(re_quote "$PROJ/.vscode/tasks.json")'.*remove it"
+rm -rf "$PROJ/.vscode" "$PROJ/.vscode-real"
+run "$MOAT" run -- sh -c 'echo fine >.envrc.txt'
+expect_no_out "control: a session making nothing there says nothing" "which .protect"
+rm -f "$PROJ/.envrc.txt"
+plant_envrc_wrapped() {
+	env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c 'echo evil >.envrc' >/dev/null 2>&1
+	local planted=1
+	grep -q evil "$PROJ/.envrc" 2>/dev/null && planted=0
+	rm -f "$PROJ/.envrc"
+	return $planted
+}
+known_breakage "a .protect path absent at the start is made by a wrapped tool" \
+	"a wrapped tool has no end at which moat could move it aside; docs/security.md, Persistence" \
+	plant_envrc_wrapped
+echo 'export A=1' >"$PROJ/.envrc"
 run "$MOAT" run -- sh -c 'echo fine >other && cat other'
 expect_out "the rest of the root stays writable" '^fine$'
 printf '.{ .unprotected = .{ "~/proj" } }\n' >"$XDG_CONFIG_HOME/moat/config.zon"

@@ -10,33 +10,36 @@
  *     and can be replaced. What replaced it is moved aside and the link is
  *     put back.
  *   - a repository the session made in a root that had none: nothing in it
- *     was protected (there was nothing to protect at the start). A warning
- *     naming its hooks. */
-#ifndef MOAT_LAUNCH_GITWATCH_H
-#define MOAT_LAUNCH_GITWATCH_H
+ *     was protected (there was nothing to protect at the start). Its hooks
+ *     are moved aside, and a warning names its config.
+ *   - a .protect path absent at the start (profile->absent_protected) and
+ *     there now: moved aside. */
+#ifndef MOAT_LAUNCH_PLANTWATCH_H
+#define MOAT_LAUNCH_PLANTWATCH_H
 
 #include <stddef.h>
 
 #include "base/strbuf.h"
 #include "profile/profile.h"
 
-struct gitwatch_link {
+struct plantwatch_link {
 	char *dir;    /* a pinned git directory */
 	char *target; /* the text of its hooks symlink */
 };
 
-struct gitwatch {
+struct plantwatch {
 	char **dirs; /* pinned git directories with no commondir at start */
 	size_t n;
-	struct gitwatch_link *links; /* pinned git directories whose hooks is a symlink */
+	struct plantwatch_link *links; /* pinned git directories whose hooks is a symlink */
 	size_t nlinks;
-	char *repoless_root; /* the root, when it had no .git at start */
+	char *repoless_root;           /* the root, when it had no .git at start */
+	const struct profile *profile; /* for its absent_protected */
 };
 
-void gitwatch_start(struct gitwatch *w, const struct profile *p);
+void plantwatch_start(struct plantwatch *w, const struct profile *p);
 
 /* Undo what the session planted, one warning line each in warnings.
  * Frees w. */
-void gitwatch_end(struct gitwatch *w, struct strbuf *warnings);
+void plantwatch_end(struct plantwatch *w, struct strbuf *warnings);
 
 #endif

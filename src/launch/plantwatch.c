@@ -1,4 +1,4 @@
-#include "launch/gitwatch.h"
+#include "launch/plantwatch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -37,17 +37,17 @@ static char *link_text(int dfd, const char *name)
 	return n > 0 ? xstrndup(buf, (size_t)n) : NULL;
 }
 
-/* A real directory fd for the pinned git directory dir, never through a
- * link (the path is canonical; a component swapped for one is refused). */
-static int open_gitdir(const char *dir)
+/* A real directory fd for dir, never through a link (the path is
+ * canonical; a component swapped for one is refused). */
+static int open_dir(const char *dir)
 {
 	cleanup_close int at = platform_open_path_no_symlinks("/", dir + 1);
 	return at < 0 ? -1 : openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-static void watch_gitdir(struct gitwatch *w, const char *dir)
+static void watch_gitdir(struct plantwatch *w, const char *dir)
 {
-	cleanup_close int dfd = open_gitdir(dir);
+	cleanup_close int dfd = open_dir(dir);
 	if (dfd < 0 || !is_gitdir(dfd))
 		return;
 	if (!has_entry(dfd, "commondir")) {
@@ -57,24 +57,43 @@ static void watch_gitdir(struct gitwatch *w, const char *dir)
 	char *target = link_text(dfd, "hooks");
 	if (target) {
 		w->links = xrealloc_array(w->links, w->nlinks + 1, sizeof(*w->links));
-		w->links[w->nlinks++] = (struct gitwatch_link){xstrdup(dir), target};
+		w->links[w->nlinks++] = (struct plantwatch_link){xstrdup(dir), target};
 	}
 }
 
-void gitwatch_start(struct gitwatch *w, const struct profile *p)
+void plantwatch_start(struct plantwatch *w, const struct profile *p)
 {
-	*w = (struct gitwatch){0};
+	*w = (struct plantwatch){0};
 	for (size_t i = 0; i < p->nrules; i++)
 		if (p->rules[i].protect == PROTECT_PIN)
 			watch_gitdir(w, p->rules[i].path);
-	cleanup_close int rootfd = p->root ? open_gitdir(p->root) : -1;
+	cleanup_close int rootfd = p->root ? open_dir(p->root) : -1;
 	if (rootfd >= 0 && !has_entry(rootfd, ".git"))
 		w->repoless_root = xstrdup(p->root);
+	w->profile = p;
+}
+
+/* A .protect path absent at the start: what the session made there is
+ * moved to NAME.moat-planted. */
+static void end_absent_protected(const char *path, struct strbuf *warnings)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return; /* nothing there, even through a link made above it */
+	cleanup_free char *dir = path_dirname(path);
+	const char *name = path_basename(path);
+	cleanup_close int dfd = open_dir(dir);
+	cleanup_free char *aside = xasprintf("%s.moat-planted", name);
+	bool moved = dfd >= 0 && renameat(dfd, name, dfd, aside) == 0;
+	sb_addf(
+	    warnings,
+	    "the session made '%s', which .protect in config.zon keeps from the sandbox; %s%s\n",
+	    path, moved ? "moved it to " : "remove it, and any link above it", moved ? aside : "");
 }
 
 static void end_commondir(const char *dir, struct strbuf *warnings)
 {
-	cleanup_close int dfd = open_gitdir(dir);
+	cleanup_close int dfd = open_dir(dir);
 	if (dfd < 0 || !has_entry(dfd, "commondir"))
 		return;
 	bool moved = renameat(dfd, "commondir", dfd, "commondir.moat-planted") == 0;
@@ -84,9 +103,9 @@ static void end_commondir(const char *dir, struct strbuf *warnings)
 	        dir, moved ? "moved it to commondir.moat-planted" : "remove it", dir);
 }
 
-static void end_hooks_link(const struct gitwatch_link *k, struct strbuf *warnings)
+static void end_hooks_link(const struct plantwatch_link *k, struct strbuf *warnings)
 {
-	cleanup_close int dfd = open_gitdir(k->dir);
+	cleanup_close int dfd = open_dir(k->dir);
 	if (dfd < 0)
 		return;
 	cleanup_free char *now = link_text(dfd, "hooks");
@@ -114,7 +133,7 @@ static bool is_sample(const char *name)
  * word from the user; its config is named, for the user to read. */
 static void end_new_repo(const char *root, struct strbuf *warnings)
 {
-	cleanup_close int rootfd = open_gitdir(root);
+	cleanup_close int rootfd = open_dir(root);
 	cleanup_close int gitfd =
 	    rootfd < 0 ? -1
 	               : openat(rootfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -145,7 +164,7 @@ static void end_new_repo(const char *root, struct strbuf *warnings)
 	sb_release(&hooks);
 }
 
-void gitwatch_end(struct gitwatch *w, struct strbuf *warnings)
+void plantwatch_end(struct plantwatch *w, struct strbuf *warnings)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		end_commondir(w->dirs[i], warnings);
@@ -158,8 +177,10 @@ void gitwatch_end(struct gitwatch *w, struct strbuf *warnings)
 	}
 	if (w->repoless_root)
 		end_new_repo(w->repoless_root, warnings);
+	for (size_t i = 0; w->profile && i < w->profile->nabsent_protected; i++)
+		end_absent_protected(w->profile->absent_protected[i], warnings);
 	free(w->dirs);
 	free(w->links);
 	free(w->repoless_root);
-	*w = (struct gitwatch){0};
+	*w = (struct plantwatch){0};
 }

@@ -13,6 +13,7 @@
 #include "base/platform.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
+#include "launch/plantwatch.h"
 #include "shells/shells.h"
 
 /* Ask before a listed binary starts, unless approved already. */
@@ -173,6 +174,17 @@ static int confine(struct launch *l, struct error *err)
 	return 0;
 }
 
+/* Before anything runs, a jailbroken tool above all: what a wrapped tool
+ * planted earlier and no mount could hold (launch/plantwatch.h). */
+static void sweep_plants(const struct launch *l)
+{
+	struct strbuf warnings = STRBUF_INIT;
+	plantwatch_sweep(&l->profile, &warnings);
+	if (warnings.len && l->print_warnings)
+		l->print_warnings(warnings.buf);
+	sb_release(&warnings);
+}
+
 int launch_enter(struct launch *l, char **argv, struct error *err)
 {
 	/* What planning tried and got past (a pin file not there yet) is no
@@ -180,6 +192,8 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 	error_clear(err);
 	if (l->confirm && confirm(l, err) < 0)
 		return EXIT_MOAT_FAILED;
+	if (!l->already_confined)
+		sweep_plants(l);
 	if (!l->jailbroken && !l->already_confined) {
 		launch_make_grant_dirs(l);
 		launch_make_git_files(l);

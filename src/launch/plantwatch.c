@@ -91,16 +91,32 @@ static void end_absent_protected(const char *path, struct strbuf *warnings)
 	    path, moved ? "moved it to " : "remove it, and any link above it", moved ? aside : "");
 }
 
-static void end_commondir(const char *dir, struct strbuf *warnings)
+/* who: "the session made", "there is". */
+static void move_commondir(const char *dir, const char *who, struct strbuf *warnings)
 {
 	cleanup_close int dfd = open_dir(dir);
 	if (dfd < 0 || !has_entry(dfd, "commondir"))
 		return;
 	bool moved = renameat(dfd, "commondir", dfd, "commondir.moat-planted") == 0;
 	sb_addf(warnings,
-	        "the session made '%s/commondir', which sends git elsewhere for its config and "
-	        "hooks; %s: look through '%s' for other changes\n",
-	        dir, moved ? "moved it to commondir.moat-planted" : "remove it", dir);
+	        "%s '%s/commondir', which sends git elsewhere for its config and hooks; %s: "
+	        "look through '%s' for other changes\n",
+	        who, dir, moved ? "moved it to commondir.moat-planted" : "remove it", dir);
+}
+
+void plantwatch_sweep(const struct profile *p, struct strbuf *warnings)
+{
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct rule *r = &p->rules[i];
+		if (r->protect != PROTECT_PIN)
+			continue;
+		cleanup_free char *parent = path_dirname(r->path);
+		if (strcmp(path_basename(parent), "worktrees") == 0)
+			continue; /* a linked work tree's: commondir is its own */
+		cleanup_close int dfd = open_dir(r->path);
+		if (dfd >= 0 && is_gitdir(dfd) && has_entry(dfd, "commondir"))
+			move_commondir(r->path, "there is", warnings);
+	}
 }
 
 static void end_hooks_link(const struct plantwatch_link *k, struct strbuf *warnings)
@@ -167,7 +183,7 @@ static void end_new_repo(const char *root, struct strbuf *warnings)
 void plantwatch_end(struct plantwatch *w, struct strbuf *warnings)
 {
 	for (size_t i = 0; i < w->n; i++) {
-		end_commondir(w->dirs[i], warnings);
+		move_commondir(w->dirs[i], "the session made", warnings);
 		free(w->dirs[i]);
 	}
 	for (size_t i = 0; i < w->nlinks; i++) {

@@ -355,6 +355,20 @@ plant_commondir_wrapped() {
 	run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c "$COMMONDIR"
 	commondir_runs
 }
+# A wrapped tool's plant meets the next tool moat starts, before it runs: a
+# jailbroken git (no sandbox at all) reads no planted config or hook.
+mkdir -p "$XDG_CONFIG_HOME/moat"
+printf '.{ .jailbreak = .{ "git" } }\n' >"$XDG_CONFIG_HOME/moat/config.zon"
+run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c "$COMMONDIR"
+[ -e "$PROJ/.git/commondir" ] && ok "control: a wrapped tool can plant .git/commondir" ||
+	not_ok "control: a wrapped tool can plant .git/commondir"
+rm -f "$PWNED" && echo "$RANDOM" >>f
+run env MOAT_ROOT="$PROJ" "$SH/bin/git" commit -qam jailbroken
+[ ! -e "$PWNED" ] && [ -e "$PROJ/.git/commondir.moat-planted" ] && [ "$rc" -eq 0 ] &&
+	ok "a jailbroken git started next runs nothing planted: the commondir is moved aside first" ||
+	{ not_ok "a jailbroken git started next runs nothing planted" && _show jailbroken-git; }
+expect_out "and moat says so" "there is '$(re_quote "$PROJ/.git")/commondir'.*moved it to commondir.moat-planted"
+rm -rf .git/commondir.moat-planted evil "$XDG_CONFIG_HOME/moat/config.zon"
 # A root under the host's /tmp: a session carries it into its private
 # /tmp, and the tool must start in the carried-over tree, where the
 # protecting mounts are, not in the host's /tmp below it.

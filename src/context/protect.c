@@ -318,6 +318,24 @@ static void scan_configs(struct scan *sc, const char *common, const char *gitdir
 		scan_config_file(sc, own);
 }
 
+/* The system's and the user's config files, which git reads for every
+ * repository: a relative core.hooksPath there (".githooks") names a
+ * directory in each work tree, this one's too. */
+static void scan_user_configs(struct scan *sc)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *global = getenv("GIT_CONFIG_GLOBAL");
+	cleanup_free char *xdg_cfg = xdg && xdg[0] == '/'
+	                                 ? path_join(xdg, "git/config")
+	                                 : path_join(sc->home, ".config/git/config");
+	cleanup_free char *home_cfg = path_join(sc->home, ".gitconfig");
+	scan_config_file(sc, "/etc/gitconfig");
+	scan_config_file(sc, xdg_cfg);
+	scan_config_file(sc, home_cfg);
+	if (global && global[0] == '/')
+		scan_config_file(sc, global);
+}
+
 static void protect_gitfile(struct scan *sc, const char *file)
 {
 	struct profile *p = sc->p;
@@ -354,6 +372,7 @@ void context_protect(const struct context *c, const struct config *cfg, struct p
 		struct stat st;
 		if (canon && stat(canon, &st) == 0) {
 			struct scan sc = {.p = p, .home = c->home, .top = dir};
+			scan_user_configs(&sc);
 			if (S_ISDIR(st.st_mode)) {
 				protect_gitdir(p, canon, 0);
 				scan_configs(&sc, canon, NULL);

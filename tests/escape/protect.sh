@@ -163,6 +163,25 @@ git -C "$PROJ" config --unset core.hooksPath
 git -C "$PROJ" config --remove-section include
 git -C "$PROJ" config --remove-section 'includeIf.gitdir:~/'
 rm -rf "$PROJ/.githooks" "$PROJ/shared.gitconfig" "$PROJ/more.gitconfig" "$PROJ/tools" "$PROJ/conf"
+# A relative core.hooksPath in the user's own ~/.gitconfig names a
+# directory in every work tree, this one's too.
+printf '[core]\n\thooksPath = .ghooks\n' >"$HOME/.gitconfig"
+GLOBALHP="mkdir -p .ghooks; printf '#!/bin/sh\ntouch $PWNED\n' >.ghooks/pre-commit && chmod +x .ghooks/pre-commit"
+for how in run wrapper; do
+	rm -rf "$PROJ/.ghooks"
+	case $how in
+	run) run "$MOAT" run -- sh -c "$GLOBALHP" ;;
+	wrapper) run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c "$GLOBALHP" ;;
+	esac
+	[ ! -e "$PROJ/.ghooks/pre-commit" ] && ok "moat $how: a hooks directory ~/.gitconfig names relatively cannot be filled" ||
+		{ not_ok "moat $how: a hooks directory ~/.gitconfig names relatively cannot be filled" && _show "$how"; }
+done
+nothing_planted "after a relative hooksPath in ~/.gitconfig"
+rm -rf "$PROJ/.ghooks" && (cd "$PROJ" && sh -c "$GLOBALHP")
+rm -f "$PWNED" && echo "$RANDOM" >>"$PROJ/f" && git -C "$PROJ" commit -qam ctl >/dev/null 2>&1
+[ -e "$PWNED" ] && ok "control: without moat that hook runs at the next commit" ||
+	not_ok "control: without moat that hook runs at the next commit"
+rm -rf "$PROJ/.ghooks" "$HOME/.gitconfig"
 
 # --- moat profile lists them ----------------------------------------------
 run "$MOAT" profile

@@ -354,6 +354,10 @@ static void protect_gitfile(struct scan *sc, const char *file)
 	if (common) {
 		cleanup_free char *wt = path_join(gitdir, "config.worktree");
 		protect_existing(p, wt);
+		/* A linked work tree's submodules keep their git directories in
+		 * its own git directory, which the sandbox writes (ORIGIN_GIT). */
+		cleanup_free char *modules = path_join(gitdir, "modules");
+		protect_modules(p, modules, 0);
 	}
 	protect_gitdir(p, common ? common : gitdir, 0);
 	scan_configs(sc, common ? common : gitdir, common ? gitdir : NULL);

@@ -111,6 +111,21 @@ cd "$T/wt" && run "$MOAT" run -- sh -c "$PLANT"
 run "$MOAT" run -- sh -c 'echo x >g && git add g && git commit -qm wt' && cd "$PROJ"
 [ "$rc" -eq 0 ] && ok "git commit works in that linked worktree" || { not_ok "git commit works in that linked worktree" && _show worktree; }
 "$MOAT" unallow '*' "$T/main/.git" >/dev/null 2>&1
+# That work tree's own submodule: its git directory lies in the work tree's
+# git directory (.git/worktrees/wt/modules/sub), which the sandbox writes.
+newrepo "$T/libsrc" && newrepo "$T/main2"
+(cd "$T/main2" && git -c protocol.file.allow=always submodule -q add "$T/libsrc" lib >/dev/null 2>&1 && git commit -qm lib &&
+	git worktree add -q "$T/wt2" 2>/dev/null && cd "$T/wt2" && git -c protocol.file.allow=always submodule -q update --init >/dev/null 2>&1)
+WTMOD=$T/main2/.git/worktrees/wt2/modules/lib
+[ -f "$WTMOD/config" ] && ok "control: the work tree's submodule keeps its git directory in $WTMOD" ||
+	not_ok "control: the work tree's submodule keeps its git directory in the work tree's"
+cd "$T/wt2" && run "$MOAT" run -- sh -c "git -C lib config core.fsmonitor 'touch $PWNED; false'"
+cd "$PROJ"
+[ "$rc" -ne 0 ] && ! grep -q fsmonitor "$WTMOD/config" && ok "refused: core.fsmonitor in a linked work tree's submodule" ||
+	{ not_ok "refused: core.fsmonitor in a linked work tree's submodule" && _show wt-submodule; }
+cd "$T/wt2" && run "$MOAT" run -- sh -c 'cd lib && echo y >y && git add y && git commit -qm y'
+cd "$PROJ"
+[ "$rc" -eq 0 ] && ok "git commit works in that submodule" || { not_ok "git commit works in that submodule" && _show wt-submodule-commit; }
 
 # --- what the config names: core.hooksPath, include.path -----------------
 # Set outside (the user's own setup, as husky does), then attacked inside.

@@ -1,12 +1,14 @@
 #include "context/protect.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 
 /* Submodules inside submodules: git nests them as modules/a/modules/b. */
 #define MAX_DEPTH 8
@@ -363,34 +365,60 @@ static void protect_gitfile(struct scan *sc, const char *file)
 	scan_configs(sc, common ? common : gitdir, common ? gitdir : NULL);
 }
 
-void context_protect(const struct context *c, const struct config *cfg, struct profile *p)
+/* The nearest directory from root (canonical) up that holds a .git (its
+ * stat, links followed, in *st), or NULL. By descriptors, one fstatat and
+ * one openat("..") a level: a path per level would cost the depth squared
+ * (a root 128 directories deep took milliseconds), and this runs in every
+ * wrapped tool's start. */
+static char *find_dotgit(const char *root, struct stat *st)
 {
-	if (!config_protects(cfg, c->root, c->home))
-		return;
-	/* The repository the root is in: git looks upwards for .git, and so
-	 * does this. */
-	cleanup_free char *dir = xstrdup(c->root);
-	for (;;) {
-		cleanup_free char *dotgit = path_join(dir, ".git");
-		cleanup_free char *canon = realpath(dotgit, NULL);
-		struct stat st;
-		if (canon && stat(canon, &st) == 0) {
-			struct scan sc = {.p = p, .home = c->home, .top = dir};
-			scan_user_configs(&sc);
-			if (S_ISDIR(st.st_mode)) {
-				protect_gitdir(p, canon, 0);
-				scan_configs(&sc, canon, NULL);
-			} else if (S_ISREG(st.st_mode)) {
-				protect_gitfile(&sc, canon);
-			}
-			break;
+	int fd = open(root, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
+	char *dir = xstrdup(root);
+	while (fd >= 0) {
+		if (fstatat(fd, ".git", st, 0) == 0) {
+			close(fd);
+			return dir;
 		}
 		if (strcmp(dir, "/") == 0)
 			break;
-		char *up = path_dirname(dir);
+		int up = openat(fd, "..", O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = up;
+		char *parent = path_dirname(dir);
 		free(dir);
-		dir = up;
+		dir = parent;
 	}
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return NULL;
+}
+
+/* The repository the root is in: git looks upwards for .git, and so does
+ * this. */
+static void protect_repository(const struct context *c, struct profile *p)
+{
+	struct stat st;
+	cleanup_free char *dir = find_dotgit(c->root, &st);
+	cleanup_free char *dotgit = dir ? path_join(dir, ".git") : NULL;
+	cleanup_free char *canon = dotgit ? realpath(dotgit, NULL) : NULL;
+	if (!canon)
+		return;
+	struct scan sc = {.p = p, .home = c->home, .top = dir};
+	scan_user_configs(&sc);
+	if (S_ISDIR(st.st_mode)) {
+		protect_gitdir(p, canon, 0);
+		scan_configs(&sc, canon, NULL);
+	} else if (S_ISREG(st.st_mode)) {
+		protect_gitfile(&sc, canon);
+	}
+}
+
+/* config.zon's .protect: read-only when there; when absent, noted for a
+ * session to watch (an empty .envrc or tasks.json would not be harmless,
+ * as an empty hooks directory is). */
+static void protect_listed(const struct context *c, const struct config *cfg, struct profile *p)
+{
 	for (size_t i = 0; i < cfg->nprotect; i++) {
 		cleanup_free char *path = path_join(c->root, cfg->protect[i]);
 		struct stat st;
@@ -398,8 +426,6 @@ void context_protect(const struct context *c, const struct config *cfg, struct p
 			protect_existing(p, path);
 			continue;
 		}
-		/* An empty .envrc or tasks.json would not be harmless, as an
-		 * empty hooks directory is: watched instead. */
 		struct error ignored;
 		char *canon = context_canonical_prefix(path, &ignored);
 		if (!canon || path_refusal(canon) || !exposed(p, canon)) {
@@ -410,4 +436,12 @@ void context_protect(const struct context *c, const struct config *cfg, struct p
 		    xrealloc_array(p->absent_protected, p->nabsent_protected + 1, sizeof(char *));
 		p->absent_protected[p->nabsent_protected++] = canon;
 	}
+}
+
+void context_protect(const struct context *c, const struct config *cfg, struct profile *p)
+{
+	if (!config_protects(cfg, c->root, c->home))
+		return;
+	protect_repository(c, p);
+	protect_listed(c, cfg, p);
 }

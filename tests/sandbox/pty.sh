@@ -85,7 +85,7 @@ drive 'expect \$ $' "line '$MOAT' run -- ./ttyprobe raw" 'expect raw: ready' 'se
 	'send \x1a' 'expect Stopped' 'expect \$ $' 'line fg' 'expect raw: resumed' 'send b' 'expect key 62' 'send q' 'expect key 71' \
 	'expect \$ $' \
 	'line echo "rc=$?"; stty -a | tr " " "\n" | grep -x -e -icanon -e icanon -e -echo -e echo | tr "\n" " "; echo' \
-	'expect rc=' 'line exit' -- "${USER_SHELL[@]}"
+	'expect rc=' 'expect \$ $' 'line exit' -- "${USER_SHELL[@]}"
 expect_out "moat run: an editor in raw mode suspends itself with ^Z and, after fg, reads single keys again" 'key 62'
 expect_out "and the user's terminal is cooked again after moat returns" '^rc=0 *$'
 expect_out "(icanon and echo on)" '^icanon echo $'

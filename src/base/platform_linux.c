@@ -49,22 +49,37 @@ struct moat_open_how {
 
 static int openat2_in(const char *dir, const char *rel, uint64_t flags, uint64_t resolve)
 {
-	/* O_PATH: a sandboxed caller may not read dir (say "/"), only below it. */
-	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -1;
 	struct moat_open_how how = {.flags = flags, .resolve = resolve};
+	/* Beneath "/" with no symlinks at all is the absolute path with no
+	 * symlinks: one call, not three, for each of a thousand rules. (The
+	 * current root, never a descriptor kept from before a mount
+	 * namespace changed it.) */
+	char abs[PATH_MAX];
+	int dfd = AT_FDCWD;
+	const char *path = abs;
+	if (strcmp(dir, "/") == 0 && (resolve & MOAT_RESOLVE_NO_SYMLINKS) && rel[0] &&
+	    rel[0] != '/' && (size_t)snprintf(abs, sizeof(abs), "/%s", rel) < sizeof(abs)) {
+		how.resolve &= ~(uint64_t)MOAT_RESOLVE_BENEATH;
+	} else {
+		/* O_PATH: a sandboxed caller may not read dir (say "/"), only
+		 * below it. */
+		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return -1;
+		path = rel;
+	}
 	/* EAGAIN: a rename or mount anywhere on the system raced a ".." in
 	 * the lookup, which RESOLVE_BENEATH then cannot vouch for. Try again
 	 * a few times; the callers then take the walk without openat2. */
 	int fd = -1;
 	for (int tries = 0; tries < 8; tries++) {
-		fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+		fd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
 		if (fd >= 0 || errno != EAGAIN)
 			break;
 	}
 	int saved = errno;
-	close(dfd);
+	if (dfd != AT_FDCWD)
+		close(dfd);
 	errno = saved;
 	return fd;
 }

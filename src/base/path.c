@@ -43,7 +43,13 @@ const char *path_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static bool has_dotdot_component(const char *p)
+bool path_has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+bool path_has_dotdot(const char *p)
 {
 	for (const char *c = p; (c = strstr(c, "..")); c += 2) {
 		bool starts = c == p || c[-1] == '/';
@@ -66,7 +72,7 @@ const char *path_refusal(const char *path)
 		if (*c == '\\')
 			return "it contains a backslash";
 	}
-	if (has_dotdot_component(path))
+	if (path_has_dotdot(path))
 		return "it contains a '..' component";
 	return NULL;
 }

@@ -18,6 +18,12 @@ char *path_dirname(const char *path);
 /* The part after the last slash; points into path. */
 const char *path_basename(const char *path);
 
+/* Does s end with suffix ("pre-commit.sample", ".sample")? */
+bool path_has_suffix(const char *s, const char *suffix);
+
+/* Has path a ".." component? */
+bool path_has_dotdot(const char *path);
+
 /* Why a path cannot be used as a sandbox rule, or NULL when it can:
  * relative, containing a ".." component, quotes, backslashes or control
  * characters. Each would otherwise match nothing or break a rendered profile. */

@@ -108,22 +108,13 @@ static int judge_link(const struct link_judge *j, const char *path, const char *
 	return 0;
 }
 
-/* Does the absolute path have a ".." component? */
-static bool has_dotdot(const char *path)
-{
-	for (const char *s = strstr(path, "/.."); s; s = strstr(s + 1, "/.."))
-		if (s[3] == '/' || s[3] == '\0')
-			return true;
-	return false;
-}
-
 static int resolve_unplanted(const char *path, const struct link_judge *j, bool keep_absent,
                              char **canon, struct error *err)
 {
 	*canon = NULL;
 	/* The common case in one call: a path with no link anywhere in it is
 	 * its own canonical form (a grant, a thousand times over). */
-	if (path[0] == '/' && path[1] && !has_dotdot(path)) {
+	if (path[0] == '/' && path[1] && !path_has_dotdot(path)) {
 		int fd = platform_open_path_no_symlinks("/", path + 1);
 		if (fd >= 0) {
 			close(fd);

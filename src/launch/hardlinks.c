@@ -63,8 +63,11 @@ static void break_links_in(const struct launch *l, int dirfd, const char *dir)
 			close(fd);
 		return;
 	}
+	/* git never runs a sample hook: a fresh repository's fourteen cost
+	 * no stat each in every wrapped tool's start. */
 	for (struct dirent *e; (e = readdir(d));)
-		if (e->d_type == DT_REG || e->d_type == DT_UNKNOWN)
+		if ((e->d_type == DT_REG || e->d_type == DT_UNKNOWN) &&
+		    !path_has_suffix(e->d_name, ".sample"))
 			break_link(l, dirfd, dir, e->d_name);
 	closedir(d);
 }

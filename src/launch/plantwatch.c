@@ -138,12 +138,6 @@ static void end_hooks_link(const struct plantwatch_link *k, struct strbuf *warni
 	                 : "put the link back by hand");
 }
 
-static bool is_sample(const char *name)
-{
-	size_t n = strlen(name), k = strlen(".sample");
-	return n >= k && strcmp(name + n - k, ".sample") == 0;
-}
-
 /* A repository made in the session: its hooks (any but git's samples)
  * are moved aside, since git runs them at the next commit with no other
  * word from the user; its config is named, for the user to read. */
@@ -161,7 +155,7 @@ static void end_new_repo(const char *root, struct strbuf *warnings)
 	             : openat(gitfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	for (struct dirent *e; d && (e = readdir(d));)
-		if (e->d_name[0] != '.' && !is_sample(e->d_name))
+		if (e->d_name[0] != '.' && !path_has_suffix(e->d_name, ".sample"))
 			sb_addf(&hooks, "%s%s", hooks.len ? ", " : "", e->d_name);
 	if (d)
 		closedir(d);

@@ -138,40 +138,63 @@ static void end_hooks_link(const struct plantwatch_link *k, struct strbuf *warni
 	                 : "put the link back by hand");
 }
 
-/* A repository made in the session: its hooks (any but git's samples)
- * are moved aside, since git runs them at the next commit with no other
- * word from the user; its config is named, for the user to read. */
-static void end_new_repo(const char *root, struct strbuf *warnings)
+/* The hooks of the new git directory gitfd that git would run: any entry
+ * but git's samples, or the name of a link hooks is. Empty when none. */
+static void live_hooks(int gitfd, struct strbuf *hooks)
 {
-	cleanup_close int rootfd = open_dir(root);
-	cleanup_close int gitfd =
-	    rootfd < 0 ? -1
-	               : openat(rootfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (rootfd < 0 || !has_entry(rootfd, ".git"))
+	cleanup_free char *target = link_text(gitfd, "hooks");
+	if (target) {
+		sb_addf(hooks, "a link to %s", target);
 		return;
-	struct strbuf hooks = STRBUF_INIT;
-	int fd = gitfd < 0
-	             ? -1
-	             : openat(gitfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	int fd = openat(gitfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	for (struct dirent *e; d && (e = readdir(d));)
 		if (e->d_name[0] != '.' && !path_has_suffix(e->d_name, ".sample"))
-			sb_addf(&hooks, "%s%s", hooks.len ? ", " : "", e->d_name);
+			sb_addf(hooks, "%s%s", hooks->len ? ", " : "", e->d_name);
 	if (d)
 		closedir(d);
 	else if (fd >= 0)
 		close(fd);
+}
+
+/* A repository made in the session: its hooks (any but git's samples, or
+ * a link) are moved aside, since git runs them at the next commit with no
+ * other word from the user, and so is a commondir; its config is named,
+ * for the user to read. A .git that is a file or a link sends git to a
+ * directory of the session's choosing: it is moved aside whole. */
+static void end_new_repo(const char *root, struct strbuf *warnings)
+{
+	cleanup_close int rootfd = open_dir(root);
+	struct stat st;
+	if (rootfd < 0 || fstatat(rootfd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		bool moved = renameat(rootfd, ".git", rootfd, ".git.moat-planted") == 0;
+		sb_addf(warnings,
+		        "the session made '%s/.git', a %s that sends git to another git directory; "
+		        "%s\n",
+		        root, S_ISLNK(st.st_mode) ? "link" : "file",
+		        moved ? "moved it to .git.moat-planted" : "remove it");
+		return;
+	}
+	cleanup_close int gitfd =
+	    openat(rootfd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cleanup_free char *gitdir = path_join(root, ".git");
+	struct strbuf hooks = STRBUF_INIT;
+	if (gitfd >= 0)
+		live_hooks(gitfd, &hooks);
 	bool moved = hooks.len && renameat(gitfd, "hooks", gitfd, "hooks.moat-planted") == 0 &&
 	             mkdirat(gitfd, "hooks", 0755) == 0;
-	sb_addf(
-	    warnings,
-	    "the session made the git repository '%s/.git', where nothing was protected: ", root);
+	sb_addf(warnings,
+	        "the session made the git repository '%s', where nothing was protected: ", gitdir);
 	if (hooks.len)
 		sb_addf(warnings, "%s its hooks (%s)%s; ",
 		        moved ? "moved aside" : "git outside would run", hooks.buf,
 		        moved ? " to .git/hooks.moat-planted" : "");
-	sb_addf(warnings, "read '%s/.git/config' before you run git there\n", root);
+	sb_addf(warnings, "read '%s/config' before you run git there\n", gitdir);
 	sb_release(&hooks);
+	move_commondir(gitdir, "the session made", warnings);
 }
 
 void plantwatch_end(struct plantwatch *w, struct strbuf *warnings)

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -220,6 +221,15 @@ static bool collect_carried(const struct profile *p, const char *dir, struct car
 	return true;
 }
 
+/* Parents before what lies below them (a path sorts before every path it
+ * is a prefix of): bound the other way round, a read-only parent's mount
+ * (a linked work tree's common worktrees/) would hide a writable child's
+ * (its own worktrees/<name>) under it. */
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const struct carried *)a)->path, ((const struct carried *)b)->path);
+}
+
 /* An empty tmpfs on dir, with the rules below it bound back in (read-only
  * unless writable: the tmpfs rule itself is writable, and Landlock rights
  * are inherited down the path, so only the mount can keep a read-only
@@ -234,6 +244,7 @@ static int privatize(const struct profile *p, const char *dir, struct error *err
 	size_t n;
 	if (!collect_carried(p, dir, &c, &n))
 		return 0;
+	qsort(c, n, sizeof(*c), by_path);
 	int rc = 1;
 	if (mount("moat-tmp", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
 		rc = error_set(err, "cannot mount a private '%s': %s", dir, strerror(errno));

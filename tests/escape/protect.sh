@@ -413,6 +413,13 @@ cd "$TMPROOT/p" && run "$MOAT" run -- sh -c "$PLANT"
 cd "$PROJ"
 [ "$rc" -ne 0 ] && [ ! -e "$TMPROOT/p/.git/hooks/pre-commit" ] && ok "refused: PLANT in a root under /tmp" ||
 	{ not_ok "refused: PLANT in a root under /tmp" && _show tmp-root; }
+# A linked work tree there, its repository beside it under /tmp: the
+# session carries both into its private /tmp, the work tree's own git
+# directory writable below the common one's read-only worktrees/.
+newrepo "$TMPROOT/m" && git -C "$TMPROOT/m" worktree add -q "$TMPROOT/w" 2>/dev/null
+cd "$TMPROOT/w" && run "$MOAT" run -- sh -c 'echo x >x && git add x && git commit -qm x && echo COMMITTED'
+cd "$PROJ"
+expect_out "git commit works in a linked work tree under /tmp whose repository is there too" '^COMMITTED$'
 rm -rf "$TMPROOT"
 
 # A linked work tree outside the root: its commondir and gitdir lie in the
@@ -557,6 +564,21 @@ rm -rf "$T/norepo" && mkdir "$T/norepo" && (cd "$T/norepo" && sh -c "$NEWREPO" &
 [ -e "$PWNED" ] && ok "control: without moat that first commit runs the hook" ||
 	not_ok "control: without moat that first commit runs the hook"
 rm -f "$PWNED"
+# The same with the hooks behind a link, and with .git a file sending git
+# to a git directory of the session's making.
+for plant in "git init -q . && mkdir evilhooks && printf '#!/bin/sh\ntouch $PWNED\n' >evilhooks/pre-commit && chmod +x evilhooks/pre-commit && rm -rf .git/hooks && ln -s ../evilhooks .git/hooks" \
+	"git init -q --separate-git-dir=evilgit . && printf '#!/bin/sh\ntouch $PWNED\n' >evilgit/hooks/pre-commit && chmod +x evilgit/hooks/pre-commit"; do
+	rm -rf "$T/norepo" && mkdir "$T/norepo" && echo hello >"$T/norepo/README"
+	(cd "$T/norepo" && sh -c "$plant" && git init -q . >/dev/null 2>&1; git add README && git commit -qm first >/dev/null 2>&1)
+	[ -e "$PWNED" ] && ok "control: without moat that plant runs at the first commit" ||
+		not_ok "control: without moat that plant runs at the first commit"
+	rm -rf "$PWNED" "$T/norepo" && mkdir "$T/norepo" && echo hello >"$T/norepo/README"
+	cd "$T/norepo" && run "$MOAT" run -- sh -c "$plant" && cd "$PROJ"
+	(cd "$T/norepo" && git init -q . >/dev/null 2>&1; git add README && git commit -qm first >/dev/null 2>&1)
+	[ ! -e "$PWNED" ] && ok "moat run: a new repository's hooks behind a link or a .git file run nothing" ||
+		{ not_ok "moat run: a new repository's hooks behind a link or a .git file run nothing" && _show "$plant"; }
+	rm -f "$PWNED"
+done
 cd "$T/hl" && run "$MOAT" run -- true && cd "$PROJ"
 expect_no_out "control: a session in an existing repository says nothing of the kind" "made the git repository|replaced the link"
 

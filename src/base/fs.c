@@ -141,6 +141,59 @@ int fs_write_atomic_at(int dirfd, const char *dir, const char *name, const void 
 	return 0;
 }
 
+/* Open dir/name (an entry of dirfd) for reading, never through a link nor
+ * blocking on a FIFO; a regular file its owner cannot read is given read
+ * permission first, through a descriptor of that very file. */
+static int open_to_copy(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 || errno != EACCES)
+		return fd;
+	cleanup_close int at = openat(dirfd, name, O_LOOKUP | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (at < 0 || fstat(at, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return -1;
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", at);
+	if (chmod(self, (st.st_mode & 07777) | 0400) < 0)
+		return -1;
+	return open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+int fs_copy_over_at(int dirfd, const char *dir, const char *name, struct error *err)
+{
+	cleanup_close int src = open_to_copy(dirfd, name);
+	struct stat st;
+	if (src < 0 || fstat(src, &st) < 0)
+		return error_set(err, "cannot read '%s/%s': %s", dir, name, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, "cannot copy '%s/%s': not a regular file", dir, name);
+	char tmp[NAME_MAX + 1];
+	if (strlen(name) > NAME_MAX - 8)
+		return error_set(err, "cannot copy '%s/%s': the name is too long", dir, name);
+	int fd = create_temp_at(dirfd, name, tmp, sizeof(tmp));
+	if (fd < 0)
+		return error_set(err, "cannot create a temporary file in '%s': %s", dir,
+		                 strerror(errno));
+	char buf[1 << 16];
+	ssize_t n;
+	while ((n = read(src, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && write_all(fd, buf, (size_t)n) < 0)
+			break;
+	/* The copy keeps the mode and, for root in another's project, the owner. */
+	bool done = n == 0 && fchmod(fd, st.st_mode & 07777) == 0 &&
+	            (geteuid() != 0 || fchown(fd, st.st_uid, st.st_gid) == 0) && fsync(fd) == 0;
+	int saved = errno;
+	if (close(fd) < 0 && done)
+		done = false, saved = errno;
+	if (!done || renameat(dirfd, tmp, dirfd, name) < 0) {
+		saved = done ? errno : saved;
+		unlinkat(dirfd, tmp, 0);
+		return error_set(err, "cannot copy '%s/%s': %s", dir, name, strerror(saved));
+	}
+	return 0;
+}
+
 int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct error *err)
 {
 	cleanup_free char *dir = path_dirname(path);

@@ -27,6 +27,13 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 int fs_write_atomic_at(int dirfd, const char *dir, const char *name, const void *data, size_t len,
                        mode_t mode, struct error *err);
 
+/* Give the entry name of dirfd (a regular file, never followed through a
+ * link) an inode of its own: a copy of any size, written beside it and
+ * renamed over it, mode kept (and owner, for root). A file its owner
+ * cannot read is made readable first. The file's other names keep the old
+ * inode. */
+int fs_copy_over_at(int dirfd, const char *dir, const char *name, struct error *err);
+
 /* fs_read_file for the entry name of dirfd, refusing a symlink there. */
 int fs_read_at(int dirfd, const char *dir, const char *name, size_t max, char **data, size_t *len,
                struct error *err);

@@ -66,4 +66,8 @@ struct timespec platform_mtime(const struct stat *st);
  * no-op where there is none (macOS). */
 void platform_become_subreaper(void);
 
+/* Rename from to to, both entries of dfd, never replacing what is at to
+ * (EEXIST): renameat2's RENAME_NOREPLACE, renameatx_np's RENAME_EXCL. */
+int platform_rename_noreplace(int dfd, const char *from, const char *to);
+
 #endif

@@ -4,6 +4,7 @@
 #include <mach-o/dyld.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,3 +113,8 @@ struct timespec platform_mtime(const struct stat *st)
 }
 
 void platform_become_subreaper(void) {}
+
+int platform_rename_noreplace(int dfd, const char *from, const char *to)
+{
+	return renameatx_np(dfd, from, dfd, to, RENAME_EXCL);
+}

@@ -215,3 +215,8 @@ void platform_become_subreaper(void)
 {
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
+
+int platform_rename_noreplace(int dfd, const char *from, const char *to)
+{
+	return renameat2(dfd, from, dfd, to, RENAME_NOREPLACE);
+}

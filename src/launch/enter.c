@@ -175,14 +175,23 @@ static int confine(struct launch *l, struct error *err)
 }
 
 /* Before anything runs, a jailbroken tool above all: what a wrapped tool
- * planted earlier and no mount could hold (launch/plantwatch.h). */
-static void sweep_plants(const struct launch *l)
+ * planted earlier and no mount could hold (launch/plantwatch.h). A
+ * jailbroken tool does not start while such a plant is still there. */
+static int sweep_plants(const struct launch *l, struct error *err)
 {
 	struct strbuf warnings = STRBUF_INIT;
-	plantwatch_sweep(&l->profile, &warnings);
+	bool clean = plantwatch_sweep(&l->profile, &warnings);
 	if (warnings.len && l->print_warnings)
 		l->print_warnings(warnings.buf);
 	sb_release(&warnings);
+	if (clean || !l->jailbroken)
+		return 0;
+	error_set(err,
+	          "refusing to run %s with no sandbox: a planted file git would follow is "
+	          "still there (the warning above)",
+	          l->name);
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
 }
 
 int launch_enter(struct launch *l, char **argv, struct error *err)
@@ -192,12 +201,13 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 	error_clear(err);
 	if (l->confirm && confirm(l, err) < 0)
 		return EXIT_MOAT_FAILED;
-	if (!l->already_confined)
-		sweep_plants(l);
+	if (!l->already_confined && sweep_plants(l, err) < 0)
+		return EXIT_MOAT_FAILED;
 	if (!l->jailbroken && !l->already_confined) {
 		launch_make_grant_dirs(l);
 		launch_make_git_files(l);
-		launch_break_hard_links(l);
+		if (launch_break_hard_links(l, err) < 0)
+			return EXIT_MOAT_FAILED;
 	}
 	if (l->session)
 		return session_run(l, argv, err);

@@ -2,10 +2,13 @@
  * a second name for its inode (a hard link made in an earlier run that was
  * not protected: an older moat, no user namespaces, a project that was not
  * a repository yet) would let the sandbox write it all the same. Before the
- * sandbox starts, each protected file with more than one name gets an inode
- * of its own (a copy renamed over it), and the other name keeps the old
- * one. Inside a protected sandbox no new link can be made: link(2) across
- * the read-only bind fails with EXDEV. */
+ * sandbox starts, each protected file with more than one name, and each
+ * such file anywhere below a protected directory (a hook may source
+ * .githooks/lib/common.sh), gets an inode of its own: a copy renamed over
+ * it; the other name keeps the old one. What cannot be copied stops the
+ * start: protection that can be written around is none. Inside a protected
+ * sandbox no new link can be made: link(2) across the read-only bind fails
+ * with EXDEV. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,61 +22,94 @@
 #include "base/platform.h"
 #include "launch/plan.h"
 
-/* Hooks and config files are small; anything larger is left as it is. */
-#define PROTECTED_FILE_MAX (16u << 20)
+/* How far below a protected directory files are checked, and how many:
+ * beyond, the start is refused rather than a file left unchecked. */
+#define MAX_DEPTH   16
+#define MAX_ENTRIES 4096
 
-/* Give dir/name (an entry of dirfd) an inode of its own when it is a
- * regular file with other names. */
-static void break_link(const struct launch *l, int dirfd, const char *dir, const char *name)
+struct walk {
+	const struct launch *l;
+	size_t entries;
+	struct error *err;
+};
+
+/* Give dir/name (an entry of dirfd, a regular file of stat st) an inode of
+ * its own when it has other names. */
+static int break_link(struct walk *w, int dirfd, const char *dir, const char *name,
+                      const struct stat *st)
 {
-	struct stat st;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_nlink < 2)
-		return;
-	cleanup_free char *data = NULL;
-	size_t len;
-	struct error err = {0};
-	cleanup_free char *path = path_join(dir, name);
-	bool done = fs_read_at(dirfd, dir, name, PROTECTED_FILE_MAX, &data, &len, &err) == 0 &&
-	            fs_write_atomic_at(dirfd, dir, name, data, len, st.st_mode & 07777, &err) == 0;
-	/* Root in another user's project: the copy stays theirs. */
-	if (done && geteuid() == 0)
-		if (fchownat(dirfd, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0) {
-			/* it stays root's, and the warning below says it was copied */
-		}
-	if (!l->print_warnings)
-		return;
-	cleanup_free char *line =
-	    done ? xasprintf("'%s' had %ju names (hard links), so the sandbox could have written "
-	                     "it through another; it has a file of its own now\n",
-	                     path, (uintmax_t)st.st_nlink)
-	         : xasprintf("'%s' has %ju names (hard links), so the sandbox can write it "
-	                     "through another: %s\n",
-	                     path, (uintmax_t)st.st_nlink, err.msg);
-	l->print_warnings(line);
+	if (st->st_nlink < 2)
+		return 0;
+	if (fs_copy_over_at(dirfd, dir, name, w->err) < 0) {
+		error_hint(w->err,
+		           "it has %ju names (hard links), so the sandbox could write it through "
+		           "another; moat cannot protect it: remove its other names (find the "
+		           "project -samefile) and run again",
+		           (uintmax_t)st->st_nlink);
+		w->err->status = EXIT_MOAT_FAILED;
+		return -1;
+	}
+	if (w->l->print_warnings) {
+		cleanup_free char *line = xasprintf(
+		    "'%s/%s' had %ju names (hard links), so the sandbox could have written it "
+		    "through another; it has a file of its own now\n",
+		    dir, name, (uintmax_t)st->st_nlink);
+		w->l->print_warnings(line);
+	}
+	return 0;
 }
 
-/* A protected directory (hooks/): each file directly in it. */
-static void break_links_in(const struct launch *l, int dirfd, const char *dir)
+static int break_links_below(struct walk *w, int dirfd, const char *dir, int depth);
+
+/* One entry of a protected directory: a file, or a directory to descend. */
+static int check_entry(struct walk *w, int dirfd, const char *dir, const char *name, int depth)
 {
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0; /* gone meanwhile */
+	if (S_ISREG(st.st_mode))
+		return break_link(w, dirfd, dir, name, &st);
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	cleanup_close int sub =
+	    openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cleanup_free char *path = path_join(dir, name);
+	return sub < 0 ? 0 : break_links_below(w, sub, path, depth + 1);
+}
+
+/* Every file below the protected directory dirfd. git never runs a sample
+ * hook: a fresh repository's fourteen cost no stat each in every wrapped
+ * tool's start. */
+static int break_links_below(struct walk *w, int dirfd, const char *dir, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return error_set(w->err, "cannot protect '%s': more than %d levels deep", dir,
+		                 MAX_DEPTH);
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return 0;
 	}
-	/* git never runs a sample hook: a fresh repository's fourteen cost
-	 * no stat each in every wrapped tool's start. */
-	for (struct dirent *e; (e = readdir(d));)
-		if ((e->d_type == DT_REG || e->d_type == DT_UNKNOWN) &&
-		    !path_has_suffix(e->d_name, ".sample"))
-			break_link(l, dirfd, dir, e->d_name);
+	int rc = 0;
+	for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    (depth == 0 && path_has_suffix(e->d_name, ".sample")))
+			continue;
+		if (++w->entries > MAX_ENTRIES)
+			rc = error_set(w->err, "cannot protect '%s': more than %d entries to check",
+			               dir, MAX_ENTRIES);
+		else if (e->d_type == DT_REG || e->d_type == DT_DIR || e->d_type == DT_UNKNOWN)
+			rc = check_entry(w, dirfd, dir, e->d_name, depth);
+	}
 	closedir(d);
+	return rc;
 }
 
-void launch_break_hard_links(const struct launch *l)
+int launch_break_hard_links(const struct launch *l, struct error *err)
 {
+	struct walk w = {l, 0, err};
 	for (size_t i = 0; i < l->profile.nrules; i++) {
 		const struct rule *r = &l->profile.rules[i];
 		if (r->protect == PROTECT_NONE || r->protect == PROTECT_PIN)
@@ -88,13 +124,18 @@ void launch_break_hard_links(const struct launch *l)
 		struct stat st;
 		if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		int rc = 0;
 		if (S_ISREG(st.st_mode)) {
-			break_link(l, parent, dir, name);
+			rc = break_link(&w, parent, dir, name, &st);
 		} else if (S_ISDIR(st.st_mode)) {
 			cleanup_close int sub =
 			    openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0)
-				break_links_in(l, sub, r->path);
+			rc = sub < 0 ? 0 : break_links_below(&w, sub, r->path, 0);
+		}
+		if (rc < 0) {
+			err->status = EXIT_MOAT_FAILED;
+			return -1;
 		}
 	}
+	return 0;
 }

@@ -36,10 +36,11 @@ void launch_make_git_files(struct launch *l);
  * namespace to bind them read-only in (sandbox_protect returned 1). */
 void launch_warn_unprotected(const struct launch *l);
 
-/* Give each protected file with other names (hard links) an inode of its
- * own, so the read-only bind cannot be written around (launch/hardlinks.c).
- * A warning for each. */
-void launch_break_hard_links(const struct launch *l);
+/* Give each protected file, and each file below a protected directory,
+ * with other names (hard links) an inode of its own, so the read-only bind
+ * cannot be written around (launch/hardlinks.c), with a warning for each.
+ * -1 with err (status 125) for one that cannot be. */
+int launch_break_hard_links(const struct launch *l, struct error *err);
 
 /* Confine this process as planned (unless jailbroken or confined already),
  * make TMPDIR and the HOME override, set the environment and exec l->exe.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fs.h"
@@ -43,6 +44,30 @@ static int open_dir(const char *dir)
 {
 	cleanup_close int at = platform_open_path_no_symlinks("/", dir + 1);
 	return at < 0 ? -1 : openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Move name (an entry of dfd) out of git's way: to NAME.moat-planted or,
+ * when something is there already (the sandbox may have made it first, a
+ * non-empty directory no rename can replace), NAME.moat-planted.<random>;
+ * never over what is there. NULL when it could not be moved; else the
+ * name used (caller frees). */
+static char *move_aside(int dfd, const char *name)
+{
+	char *aside = xasprintf("%s.moat-planted", name);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	unsigned long salt = (unsigned long)now.tv_nsec ^ ((unsigned long)getpid() << 20);
+	for (int tries = 0; tries < 100; tries++) {
+		if (platform_rename_noreplace(dfd, name, aside) == 0)
+			return aside;
+		if (errno != EEXIST && errno != ENOTEMPTY)
+			break;
+		free(aside);
+		aside = xasprintf("%s.moat-planted.%06lx", name,
+		                  (salt + (unsigned long)tries) & 0xffffff);
+	}
+	free(aside);
+	return NULL;
 }
 
 static void watch_gitdir(struct plantwatch *w, const char *dir)
@@ -83,40 +108,60 @@ static void end_absent_protected(const char *path, struct strbuf *warnings)
 	cleanup_free char *dir = path_dirname(path);
 	const char *name = path_basename(path);
 	cleanup_close int dfd = open_dir(dir);
-	cleanup_free char *aside = xasprintf("%s.moat-planted", name);
-	bool moved = dfd >= 0 && renameat(dfd, name, dfd, aside) == 0;
+	cleanup_free char *aside = dfd >= 0 ? move_aside(dfd, name) : NULL;
 	sb_addf(
 	    warnings,
 	    "the session made '%s', which .protect in config.zon keeps from the sandbox; %s%s\n",
-	    path, moved ? "moved it to " : "remove it, and any link above it", moved ? aside : "");
+	    path, aside ? "moved it to " : "remove it, and any link above it", aside ? aside : "");
 }
 
-/* who: "the session made", "there is". */
-static void move_commondir(const char *dir, const char *who, struct strbuf *warnings)
+/* who: "the session made", "there is". Moved aside, else removed (it is
+ * git's one-line file, nothing of the user's). false when it is still
+ * there. */
+static bool move_commondir(const char *dir, const char *who, struct strbuf *warnings)
 {
 	cleanup_close int dfd = open_dir(dir);
 	if (dfd < 0 || !has_entry(dfd, "commondir"))
-		return;
-	bool moved = renameat(dfd, "commondir", dfd, "commondir.moat-planted") == 0;
+		return true;
+	cleanup_free char *aside = move_aside(dfd, "commondir");
+	bool gone = aside || unlinkat(dfd, "commondir", 0) == 0;
 	sb_addf(warnings,
-	        "%s '%s/commondir', which sends git elsewhere for its config and hooks; %s: "
+	        "%s '%s/commondir', which sends git elsewhere for its config and hooks; %s%s: "
 	        "look through '%s' for other changes\n",
-	        who, dir, moved ? "moved it to commondir.moat-planted" : "remove it", dir);
+	        who, dir,
+	        aside  ? "moved it to "
+	        : gone ? "removed it"
+	               : "remove it",
+	        aside ? aside : "", dir);
+	return gone;
 }
 
-void plantwatch_sweep(const struct profile *p, struct strbuf *warnings)
+/* A linked work tree's git directory, <common>/worktrees/<name>, whose
+ * commondir is its own: its parent is named worktrees and lies in a git
+ * directory (modules/ of a submodule named worktrees/x does not). */
+static bool is_worktree_gitdir(const char *dir)
 {
+	cleanup_free char *parent = path_dirname(dir);
+	if (strcmp(path_basename(parent), "worktrees") != 0)
+		return false;
+	cleanup_free char *common = path_dirname(parent);
+	cleanup_close int dfd = open_dir(common);
+	return dfd >= 0 && is_gitdir(dfd);
+}
+
+bool plantwatch_sweep(const struct profile *p, struct strbuf *warnings)
+{
+	bool clean = true;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct rule *r = &p->rules[i];
 		if (r->protect != PROTECT_PIN)
 			continue;
-		cleanup_free char *parent = path_dirname(r->path);
-		if (strcmp(path_basename(parent), "worktrees") == 0)
-			continue; /* a linked work tree's: commondir is its own */
 		cleanup_close int dfd = open_dir(r->path);
-		if (dfd >= 0 && is_gitdir(dfd) && has_entry(dfd, "commondir"))
-			move_commondir(r->path, "there is", warnings);
+		if (dfd >= 0 && is_gitdir(dfd) && has_entry(dfd, "commondir") &&
+		    !is_worktree_gitdir(r->path))
+			clean = move_commondir(r->path, "there is", warnings) && clean;
 	}
+	return clean;
 }
 
 static void end_hooks_link(const struct plantwatch_link *k, struct strbuf *warnings)
@@ -127,15 +172,14 @@ static void end_hooks_link(const struct plantwatch_link *k, struct strbuf *warni
 	cleanup_free char *now = link_text(dfd, "hooks");
 	if (now && strcmp(now, k->target) == 0)
 		return;
+	cleanup_free char *aside = has_entry(dfd, "hooks") ? move_aside(dfd, "hooks") : NULL;
 	bool restored =
-	    (!has_entry(dfd, "hooks") || renameat(dfd, "hooks", dfd, "hooks.moat-planted") == 0) &&
-	    symlinkat(k->target, dfd, "hooks") == 0;
+	    (aside || !has_entry(dfd, "hooks")) && symlinkat(k->target, dfd, "hooks") == 0;
 	sb_addf(warnings,
 	        "the session replaced the link '%s/hooks' (to %s), so git would run hooks of its "
-	        "choosing; %s\n",
-	        k->dir, k->target,
-	        restored ? "moved what it made to hooks.moat-planted and put the link back"
-	                 : "put the link back by hand");
+	        "choosing; %s%s%s\n",
+	        k->dir, k->target, restored ? "put the link back" : "put the link back by hand",
+	        aside ? ", what it made is in " : "", aside ? aside : "");
 }
 
 /* The hooks of the new git directory gitfd that git would run: any entry
@@ -170,12 +214,12 @@ static void end_new_repo(const char *root, struct strbuf *warnings)
 	if (rootfd < 0 || fstatat(rootfd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
 	if (!S_ISDIR(st.st_mode)) {
-		bool moved = renameat(rootfd, ".git", rootfd, ".git.moat-planted") == 0;
+		cleanup_free char *aside = move_aside(rootfd, ".git");
 		sb_addf(warnings,
 		        "the session made '%s/.git', a %s that sends git to another git directory; "
-		        "%s\n",
+		        "%s%s\n",
 		        root, S_ISLNK(st.st_mode) ? "link" : "file",
-		        moved ? "moved it to .git.moat-planted" : "remove it");
+		        aside ? "moved it to " : "remove it", aside ? aside : "");
 		return;
 	}
 	cleanup_close int gitfd =
@@ -184,14 +228,16 @@ static void end_new_repo(const char *root, struct strbuf *warnings)
 	struct strbuf hooks = STRBUF_INIT;
 	if (gitfd >= 0)
 		live_hooks(gitfd, &hooks);
-	bool moved = hooks.len && renameat(gitfd, "hooks", gitfd, "hooks.moat-planted") == 0 &&
-	             mkdirat(gitfd, "hooks", 0755) == 0;
+	cleanup_free char *aside = hooks.len ? move_aside(gitfd, "hooks") : NULL;
+	if (aside && mkdirat(gitfd, "hooks", 0755) < 0) {
+		/* git then runs no hooks there, which is no worse */
+	}
 	sb_addf(warnings,
 	        "the session made the git repository '%s', where nothing was protected: ", gitdir);
 	if (hooks.len)
-		sb_addf(warnings, "%s its hooks (%s)%s; ",
-		        moved ? "moved aside" : "git outside would run", hooks.buf,
-		        moved ? " to .git/hooks.moat-planted" : "");
+		sb_addf(warnings, "%s its hooks (%s)%s%s; ",
+		        aside ? "moved aside" : "git outside would run", hooks.buf,
+		        aside ? " to .git/" : "", aside ? aside : "");
 	sb_addf(warnings, "read '%s/config' before you run git there\n", gitdir);
 	sb_release(&hooks);
 	move_commondir(gitdir, "the session made", warnings);

@@ -40,11 +40,12 @@ void plantwatch_start(struct plantwatch *w, const struct profile *p);
 
 /* What needs no snapshot to be seen as planted, checked as any tool starts
  * (wrapped, jailbroken or a session): a commondir in a pinned git
- * directory that is no linked work tree's (not in a worktrees/ directory),
- * where git never makes one. Moved aside, one warning line each. This is
- * all a wrapped tool's plant meets before a jailbroken git would read it;
- * the user's own git outside moat may come first. */
-void plantwatch_sweep(const struct profile *p, struct strbuf *warnings);
+ * directory that is no linked work tree's (not <common>/worktrees/<name>),
+ * where git never makes one. Moved aside, else removed, one warning line
+ * each; false when one is still there (a jailbroken tool must not start).
+ * This is all a wrapped tool's plant meets before a jailbroken git would
+ * read it; the user's own git outside moat may come first. */
+bool plantwatch_sweep(const struct profile *p, struct strbuf *warnings);
 
 /* Undo what the session planted, one warning line each in warnings.
  * Frees w. */

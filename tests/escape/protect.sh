@@ -403,6 +403,14 @@ run env MOAT_ROOT="$PROJ" "$SH/bin/git" commit -qam jailbroken
 	{ not_ok "a jailbroken git started next runs nothing planted" && _show jailbroken-git; }
 expect_out "and moat says so" "there is '$(re_quote "$PROJ/.git")/commondir'.*moved it to commondir.moat-planted"
 rm -rf .git/commondir.moat-planted evil "$XDG_CONFIG_HOME/moat/config.zon"
+# The session fills commondir.moat-planted first, so no rename can take it.
+run "$MOAT" run -- sh -c "$COMMONDIR && mkdir .git/commondir.moat-planted && touch .git/commondir.moat-planted/x"
+[ ! -e "$PROJ/.git/commondir" ] && ls "$PROJ/.git" | grep -q '^commondir\.moat-planted\.' &&
+	ok "moat run: a commondir whose usual place aside is taken is moved to another" ||
+	{ not_ok "moat run: a commondir whose usual place aside is taken is moved to another" && _show blocked; }
+commondir_runs && not_ok "moat run: and a git commit outside runs nothing planted" ||
+	ok "moat run: and a git commit outside runs nothing planted"
+rm -rf .git/commondir.moat-planted*
 # A root under the host's /tmp: a session carries it into its private
 # /tmp, and the tool must start in the carried-over tree, where the
 # protecting mounts are, not in the host's /tmp below it.
@@ -515,6 +523,38 @@ for how in run wrapper; do
 	ln -f "$PROJ/.git/config" "$PROJ/docs/.keep" && ln -f "$PROJ/.git/hooks/pre-push" "$PROJ/docs/.keep2"
 done
 rm -rf "$PROJ/docs" "$PROJ/.git/hooks/pre-push"
+# Below a protected directory: a hook that sources .githooks/lib/common.sh.
+mkdir -p "$PROJ/.githooks/lib" && echo ': ok' >"$PROJ/.githooks/lib/common.sh"
+run "$NONS" "$MOAT" run -- sh -c 'ln .githooks/lib/common.sh deep-link'
+git -C "$PROJ" config core.hooksPath .githooks
+cp "$PROJ/.githooks/lib/common.sh" "$T/common.before"
+run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c 'echo "touch $PWNED" >>deep-link'
+cmp -s "$PROJ/.githooks/lib/common.sh" "$T/common.before" &&
+	ok "moat wrapper: a file below a protected directory is not written through an old hard link" ||
+	{ not_ok "moat wrapper: a file below a protected directory is not written through an old hard link" && _show deep-link; }
+git -C "$PROJ" config --unset core.hooksPath
+rm -rf "$PROJ/.githooks" "$PROJ/deep-link"
+# One its owner cannot read (a mode 000 name, which root reads anyway), and
+# one moat cannot replace: the start is refused, never protection that can
+# be written around.
+if is_root; then
+	skip "prerequisite: not root (root reads a mode 000 file anyway); the [nobody] run checks it"
+	skip "prerequisite: the same"
+else
+	run "$NONS" "$MOAT" run -- sh -c 'ln .git/config cfg-link && chmod 000 cfg-link'
+	cp "$PROJ/.git/config" "$T/config.before"
+	run env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c 'chmod 644 cfg-link; echo "[core] fsmonitor = x" >>cfg-link'
+	cmp -s "$PROJ/.git/config" "$T/config.before" && ok "an unreadable old hard link to .git/config is given no way in" ||
+		{ not_ok "an unreadable old hard link to .git/config is given no way in" && _show cfg-link; }
+	rm -f "$PROJ/cfg-link"
+	printf '#!/bin/sh\nexit 0\n' >"$PROJ/.git/hooks/pre-push" && chmod +x "$PROJ/.git/hooks/pre-push"
+	ln "$PROJ/.git/hooks/pre-push" "$PROJ/push-link" && chmod 555 "$PROJ/.git/hooks"
+	run "$MOAT" run -- true
+	[ "$rc" -eq 125 ] && grep -q "moat cannot protect it" "$T/.err" &&
+		ok "a hard-linked hook that cannot be copied (hooks/ not writable) refuses the start" ||
+		{ not_ok "a hard-linked hook that cannot be copied refuses the start" && _show refuse; }
+	chmod 755 "$PROJ/.git/hooks" && rm -f "$PROJ/push-link" "$PROJ/.git/hooks/pre-push"
+fi
 
 # --- a .git/hooks that is a symlink (.git/hooks -> ../githooks) -------------
 # The target is protected; the link lies in the writable .git. A session
@@ -567,7 +607,8 @@ rm -f "$PWNED"
 # The same with the hooks behind a link, and with .git a file sending git
 # to a git directory of the session's making.
 for plant in "git init -q . && mkdir evilhooks && printf '#!/bin/sh\ntouch $PWNED\n' >evilhooks/pre-commit && chmod +x evilhooks/pre-commit && rm -rf .git/hooks && ln -s ../evilhooks .git/hooks" \
-	"git init -q --separate-git-dir=evilgit . && printf '#!/bin/sh\ntouch $PWNED\n' >evilgit/hooks/pre-commit && chmod +x evilgit/hooks/pre-commit"; do
+	"git init -q --separate-git-dir=evilgit . && printf '#!/bin/sh\ntouch $PWNED\n' >evilgit/hooks/pre-commit && chmod +x evilgit/hooks/pre-commit" \
+	"$NEWREPO && mkdir .git/hooks.moat-planted && touch .git/hooks.moat-planted/x"; do
 	rm -rf "$T/norepo" && mkdir "$T/norepo" && echo hello >"$T/norepo/README"
 	(cd "$T/norepo" && sh -c "$plant" && git init -q . >/dev/null 2>&1; git add README && git commit -qm first >/dev/null 2>&1)
 	[ -e "$PWNED" ] && ok "control: without moat that plant runs at the first commit" ||

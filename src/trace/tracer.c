@@ -183,18 +183,21 @@ static void on_syscall_exit(struct tracer *t, pid_t tid, struct task *k)
 
 /* fork, vfork, clone: the new task belongs to the parent's process or is
  * a copy of it, so it has its name until it execs. Its first stop may have
- * come before this event; then it is already known, without a name. */
+ * come before this event; then it is already known, without a name. It
+ * may even have exec'd already (the tracer takes stops in any order): then
+ * its name and whether it is moat-wrapper are its own, not its parent's. */
 static void on_spawn(struct tracer *t, pid_t tid, struct task *k)
 {
 	unsigned long msg;
 	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg) < 0)
 		return;
 	struct task *child = task_get(t, (pid_t)msg);
-	if (!child->name)
+	if (!child->name) {
 		child->name = k->name ? xstrdup(k->name) : process_name((pid_t)msg);
+		child->wrapper = k->wrapper;
+	}
 	if (!child->tool && k->tool)
 		child->tool = xstrdup(k->tool);
-	child->wrapper = k->wrapper;
 }
 
 /* A thread other than the leader that execs takes the leader's id; its old

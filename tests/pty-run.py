@@ -41,7 +41,7 @@ def main():
         os.close(rpipe)
         os.write(wpipe, stdin_text.encode())
         os.close(wpipe)
-    out, answered, deadline = b"", False, time.time() + timeout
+    out, answered, deadline = b"", False, time.time() + timeout * float(os.environ.get("MOAT_TEST_SLOW", "1"))
     while time.time() < deadline:
         r, _, _ = select.select([master], [], [], 0.1)
         if r:

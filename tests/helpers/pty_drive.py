@@ -7,7 +7,8 @@ CMD runs as the session leader with a new pty (24x80) as its controlling
 terminal and as its stdin, stdout and stderr (what a terminal emulator gives
 a login shell). SCRIPT is a file of steps, one per line ('#' comments):
 
-  expect REGEX     wait (up to 10 s) until the output since the last match
+  expect REGEX     wait (up to 10 s, times MOAT_TEST_SLOW when set: an
+                   emulated machine) until the output since the last match
                    matches REGEX (Python re, searched in the output with
                    "\\r\\n" turned into "\\n"); the next expect looks after it
   absent REGEX     the output since the last match must not match REGEX
@@ -27,6 +28,11 @@ of CMD, as a C caller sees it). Exits with CMD's status (128+N for a signal);
 124 when an expect or wait times out (CMD's process group is killed), 125
 when an absent pattern showed up."""
 import codecs, fcntl, os, re, select, signal, struct, sys, termios, time
+
+# How much slower than a real machine this one is (tests/kernel/inside sets
+# it under emulation): what is waited for before giving up, never how long
+# a step sleeps or watches.
+SLOW = float(os.environ.get("MOAT_TEST_SLOW", "1"))
 
 
 def out(text):
@@ -99,7 +105,7 @@ class Driver:
 
     def expect(self, pattern, timeout=10.0):
         rx = re.compile(pattern)
-        end = min(time.time() + timeout, self.deadline)
+        end = min(time.time() + timeout * SLOW, self.deadline)
         while True:
             m = rx.search(self.buf, self.pos)
             if m:
@@ -173,7 +179,7 @@ def main():
         sys.exit(__doc__)
     with open(args[0]) as f:
         steps = f.readlines()
-    sys.exit(Driver(args[2:], timeout).run(steps))
+    sys.exit(Driver(args[2:], timeout * SLOW).run(steps))
 
 
 main()

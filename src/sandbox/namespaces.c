@@ -244,7 +244,8 @@ static int privatize(const struct profile *p, const char *dir, struct error *err
 	size_t n;
 	if (!collect_carried(p, dir, &c, &n))
 		return 0;
-	qsort(c, n, sizeof(*c), by_path);
+	if (n > 1)
+		qsort(c, n, sizeof(*c), by_path);
 	int rc = 1;
 	if (mount("moat-tmp", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
 		rc = error_set(err, "cannot mount a private '%s': %s", dir, strerror(errno));

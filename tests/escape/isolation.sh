@@ -143,8 +143,10 @@ grep -q '^devtty: ok' "$T/devtty-wrapper-tty" &&
 # the terminal, no longer its controlling one, is read without job control,
 # through the descriptors it inherited or by opening its path; it reads the
 # terminal for 4 s. After
-# moat returns, the user types a command and a password at a `read -s`
-# prompt. The loot is a file only the attacker writes. (The last "exit" comes
+# moat returns, the user runs `sleep 2` and types the next command ahead
+# while it runs, then a password at a `read -s` prompt. The typed-ahead line
+# is what makes the control certain: the shell is not reading then, so a
+# reader outside job control gets it without a race. The loot is a file only the attacker writes. (The last "exit" comes
 # after the attacker is done, so a control shell whose first "exit" was stolen
 # still ends.)
 # The sessions run side by side (each mostly waits), each in files of its own.
@@ -155,10 +157,10 @@ hijack() { # LABEL VARIANT STARTKEYS...
 	shift 2
 	h=$T/hijack-$label
 	rm -f "$PROJ/loot-$label" "$PROJ/loot-$label.log" "$h".*
-	printf '%s\n' "$@" "1200 touch '$h.ran'" \
-		"600 read -rs -p 'Password: ' pw; echo \"pwlen=\${#pw}\"" "600 $PASSWORD" "600 exit" \
+	printf '%s\n' "$@" "1200 sleep 2" "300 touch '$h.ran'" \
+		"2200 read -rs -p 'Password: ' pw; echo \"pwlen=\${#pw}\"" "600 $PASSWORD" "600 exit" \
 		"1500 exit" "500 exit" >"$h.keys"
-	env PS1='$ ' "$PTY" -t 12 -- bash --norc --noprofile -i <"$h.keys" >"$h.out" 2>&1 &
+	env PS1='$ ' "$PTY" -t 15 -- bash --norc --noprofile -i <"$h.keys" >"$h.out" 2>&1 &
 	sessions+=($!)
 }
 # judge LABEL: sets $loot_text (what the attacker got), $user_ran, $started.

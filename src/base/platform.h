@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* Open flag for a directory used only to look names up in: O_PATH on
@@ -65,6 +66,25 @@ struct timespec platform_mtime(const struct stat *st);
  * for (and kill) what a tool leaves behind. Linux's child subreaper; a
  * no-op where there is none (macOS). */
 void platform_become_subreaper(void);
+
+/* System calls that leave errno alone and return -errno on failure, for
+ * a session's supervisor: on Linux it shares moat's memory, errno
+ * included, while moat relays (sandbox_spawn), so a failure of its own
+ * must not land in the errno moat is about to read. PLATFORM_QUIET_RAW
+ * says they are raw system calls; where they are not, sandbox_spawn forks
+ * instead of sharing. The wait is wait4 without rusage, the poll has no
+ * timeout. */
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#define PLATFORM_QUIET_RAW 1
+#else
+#define PLATFORM_QUIET_RAW 0
+#endif
+struct pollfd;
+long platform_quiet_read(int fd, void *buf, size_t n);
+long platform_quiet_write(int fd, const void *buf, size_t n);
+long platform_quiet_poll(struct pollfd *fds, unsigned int n);
+long platform_quiet_kill(pid_t pid, int sig);
+long platform_quiet_wait(pid_t pid, int *status, int options);
 
 /* Rename from to to, both entries of dfd, never replacing what is at to
  * (EEXIST): renameat2's RENAME_NOREPLACE, renameatx_np's RENAME_EXCL. */

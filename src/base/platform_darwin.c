@@ -2,11 +2,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <mach-o/dyld.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/platform.h"
@@ -113,6 +116,45 @@ struct timespec platform_mtime(const struct stat *st)
 }
 
 void platform_become_subreaper(void) {}
+
+/* No memory is shared here (PLATFORM_QUIET_RAW is 0): libc, errno kept. */
+static long quiet(long ret, int saved)
+{
+	if (ret < 0)
+		ret = -errno;
+	errno = saved;
+	return ret;
+}
+
+long platform_quiet_read(int fd, void *buf, size_t n)
+{
+	int saved = errno;
+	return quiet(read(fd, buf, n), saved);
+}
+
+long platform_quiet_write(int fd, const void *buf, size_t n)
+{
+	int saved = errno;
+	return quiet(write(fd, buf, n), saved);
+}
+
+long platform_quiet_poll(struct pollfd *fds, unsigned int n)
+{
+	int saved = errno;
+	return quiet(poll(fds, n, -1), saved);
+}
+
+long platform_quiet_kill(pid_t pid, int sig)
+{
+	int saved = errno;
+	return quiet(kill(pid, sig), saved);
+}
+
+long platform_quiet_wait(pid_t pid, int *status, int options)
+{
+	int saved = errno;
+	return quiet(waitpid(pid, status, options), saved);
+}
 
 int platform_rename_noreplace(int dfd, const char *from, const char *to)
 {

@@ -196,6 +196,73 @@ void platform_close_from(int lowfd)
 		close((int)fd);
 }
 
+/* The calls themselves, with no errno (PLATFORM_QUIET_RAW). */
+#if defined(__x86_64__)
+static long quiet_call(long nr, long a, long b, long c, long d, long e)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	long ret;
+	__asm__ volatile("syscall"
+	                 : "=a"(ret)
+	                 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
+	                 : "rcx", "r11", "memory");
+	return ret;
+}
+#elif defined(__aarch64__)
+static long quiet_call(long nr, long a, long b, long c, long d, long e)
+{
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	__asm__ volatile("svc 0"
+	                 : "+r"(x0)
+	                 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4)
+	                 : "memory");
+	return x0;
+}
+#else
+/* Not raw: sandbox_spawn does not share memory here, so this is enough. */
+static long quiet_call(long nr, long a, long b, long c, long d, long e)
+{
+	int saved = errno;
+	long ret = syscall(nr, a, b, c, d, e);
+	if (ret < 0)
+		ret = -errno;
+	errno = saved;
+	return ret;
+}
+#endif
+
+long platform_quiet_read(int fd, void *buf, size_t n)
+{
+	return quiet_call(SYS_read, fd, (long)buf, (long)n, 0, 0);
+}
+
+long platform_quiet_write(int fd, const void *buf, size_t n)
+{
+	return quiet_call(SYS_write, fd, (long)buf, (long)n, 0, 0);
+}
+
+long platform_quiet_poll(struct pollfd *fds, unsigned int n)
+{
+	/* ppoll: aarch64 has no poll; no timeout, no signal mask. */
+	return quiet_call(SYS_ppoll, (long)fds, n, 0, 0, 8);
+}
+
+long platform_quiet_kill(pid_t pid, int sig)
+{
+	return quiet_call(SYS_kill, pid, sig, 0, 0, 0);
+}
+
+long platform_quiet_wait(pid_t pid, int *status, int options)
+{
+	return quiet_call(SYS_wait4, pid, (long)status, options, 0, 0);
+}
+
 int platform_pipe_cloexec(int fds[2])
 {
 	return pipe2(fds, O_CLOEXEC);

@@ -13,7 +13,13 @@
  *                   confined right before exec (launch_exec)
  *
  * When the tool ends, the supervisor reports and exits, and with PID 1
- * gone the kernel kills everything the tool left behind. */
+ * gone the kernel kills everything the tool left behind.
+ *
+ * Isolated, the supervisor shares moat's memory (sandbox_spawn), and the
+ * tool's process the supervisor's until it execs (vfork): nothing is
+ * copied only to be dropped. So they take turns: moat waits, signals held,
+ * until the supervisor says the tool runs ('R'); from then on the
+ * supervisor keeps to descriptors of its own and quiet calls. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -34,8 +40,9 @@
 
 /* What the supervisor tells moat. */
 struct event {
-	char kind; /* 'S' the tool stopped (value: the signal), 'X' it ended
-	            * (value: its wait status), 'E' moat failed (an error follows) */
+	char kind; /* 'R' the tool runs, 'S' it stopped (value: the signal), 'X'
+	            * it ended (value: its wait status), 'E' moat failed (an
+	            * error follows) */
 	int value;
 };
 
@@ -47,9 +54,9 @@ struct channels {
 static void send_event(int fd, char kind, int value, const struct error *err)
 {
 	struct event e = {kind, value};
-	if (write(fd, &e, sizeof(e)) != sizeof(e) || (err && write(fd, err, sizeof(*err)) < 0)) {
-		/* moat is gone: nobody to tell */
-	}
+	if (platform_quiet_write(fd, &e, sizeof(e)) == sizeof(e) && err)
+		platform_quiet_write(fd, err, sizeof(*err));
+	/* else moat is gone: nobody to tell */
 }
 
 /* In the tool's process: a session of its own on the sandbox's terminal,
@@ -74,12 +81,9 @@ static int supervisor_signal_pipe[2] = {-1, -1};
 
 static void on_supervisor_signal(int sig)
 {
-	int saved = errno;
 	unsigned char c = (unsigned char)sig;
-	if (write(supervisor_signal_pipe[1], &c, 1) < 0) {
-		/* full: SIGCHLD is level-triggered by waitpid anyway */
-	}
-	errno = saved;
+	/* Full: SIGCHLD is level-triggered by waitpid anyway. */
+	platform_quiet_write(supervisor_signal_pipe[1], &c, 1);
 }
 
 static void catch_supervisor_signals(void)
@@ -100,8 +104,8 @@ static void catch_supervisor_signals(void)
 static bool reap(pid_t tool, int events, int *status)
 {
 	int st;
-	pid_t pid;
-	while ((pid = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+	long pid;
+	while ((pid = platform_quiet_wait(-1, &st, WNOHANG | WUNTRACED)) > 0) {
 		if (pid != tool)
 			continue;
 		if (WIFSTOPPED(st)) {
@@ -119,25 +123,28 @@ static bool reap(pid_t tool, int events, int *status)
 static int supervise(pid_t tool, int events, int control)
 {
 	int status = 0;
+	int signals = supervisor_signal_pipe[0];
 	for (;;) {
-		struct pollfd p[2] = {{.fd = supervisor_signal_pipe[0], .events = POLLIN},
+		struct pollfd p[2] = {{.fd = signals, .events = POLLIN},
 		                      {.fd = control, .events = POLLIN}};
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		long n = platform_quiet_poll(p, 2);
+		if (n < 0 && n != -EINTR)
 			break;
 		unsigned char sig;
-		while ((p[0].revents & POLLIN) && read(supervisor_signal_pipe[0], &sig, 1) == 1)
-			if (sig != SIGCHLD && kill(-tool, sig) < 0)
-				kill(tool, sig);
+		while ((p[0].revents & POLLIN) && platform_quiet_read(signals, &sig, 1) == 1)
+			if (sig != SIGCHLD && platform_quiet_kill(-tool, sig) < 0)
+				platform_quiet_kill(tool, sig);
 		if (reap(tool, events, &status))
 			return status;
 		char c;
-		if ((p[1].revents & (POLLIN | POLLHUP)) && read(control, &c, 1) != 1) {
+		if ((p[1].revents & (POLLIN | POLLHUP)) &&
+		    platform_quiet_read(control, &c, 1) != 1) {
 			/* moat is gone: so is the session */
-			kill(-tool, SIGKILL);
-			kill(tool, SIGKILL);
+			platform_quiet_kill(-tool, SIGKILL);
+			platform_quiet_kill(tool, SIGKILL);
 			control = -1;
 		} else if (p[1].revents & POLLIN) {
-			kill(-tool, SIGCONT);
+			platform_quiet_kill(-tool, SIGCONT);
 		}
 	}
 	return status;
@@ -163,9 +170,23 @@ static void kill_leftovers(void)
 	}
 }
 
-static void supervisor(struct launch *l, struct relay *r, char **argv, bool isolated,
-                       const struct channels *ch)
+struct supervisor_args {
+	struct launch *l;
+	struct relay *r;
+	char **argv;
+	const bool *isolated;
+	const struct channels *ch;
+};
+
+/* What it reads of moat's memory, it reads before 'R'. */
+static int supervisor(void *data)
 {
+	const struct supervisor_args *a = data;
+	struct launch *l = a->l;
+	struct relay *r = a->r;
+	const struct channels *ch = a->ch;
+	bool isolated = *a->isolated;
+	int events = ch->events[1], control = ch->control[0];
 	close(ch->events[0]);
 	close(ch->control[1]);
 	if (r->user_in > 2)
@@ -173,7 +194,7 @@ static void supervisor(struct launch *l, struct relay *r, char **argv, bool isol
 	struct error err = {0};
 	int mounts = sandbox_private_mounts(&l->profile, isolated, &err);
 	if (mounts < 0) {
-		send_event(ch->events[1], 'E', EXIT_MOAT_FAILED, &err);
+		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
 	/* Nested, the outer session keeps its own root's paths read-only. */
@@ -183,7 +204,7 @@ static void supervisor(struct launch *l, struct relay *r, char **argv, bool isol
 		platform_become_subreaper();
 	if (relay_take_terminal(r) < 0) {
 		error_set(&err, "cannot give the sandbox its own terminal: %s", strerror(errno));
-		send_event(ch->events[1], 'E', EXIT_MOAT_FAILED, &err);
+		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
 	catch_supervisor_signals();
@@ -193,8 +214,8 @@ static void supervisor(struct launch *l, struct relay *r, char **argv, bool isol
 	 * where every page fault is a hypervisor trip). */
 	pid_t tool = vfork();
 	if (tool == 0) {
-		close(ch->control[0]);
-		start_tool(l, r, argv, ch->events[1]);
+		close(control);
+		start_tool(l, r, a->argv, events);
 	}
 	if (tool > 0)
 		relay_foreground(r, tool);
@@ -204,13 +225,14 @@ static void supervisor(struct launch *l, struct relay *r, char **argv, bool isol
 		close(r->slave), close(r->master);
 	if (tool < 0) {
 		error_set(&err, "cannot start the tool: %s", strerror(errno));
-		send_event(ch->events[1], 'E', EXIT_MOAT_FAILED, &err);
+		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
-	int status = supervise(tool, ch->events[1], ch->control[0]);
+	send_event(events, 'R', 0, NULL);
+	int status = supervise(tool, events, control);
 	if (!isolated)
-		kill_leftovers();
-	send_event(ch->events[1], 'X', status, NULL);
+		kill_leftovers(); /* forked, so free to use libc */
+	send_event(events, 'X', status, NULL);
 	_exit(0);
 }
 
@@ -233,6 +255,20 @@ static void resume(const struct channels *ch)
 	if (write(ch->control[1], "c", 1) < 0) {
 		/* the supervisor is gone; its end is on the way */
 	}
+}
+
+/* Until the tool runs, the supervisor (isolated: in moat's memory) has
+ * moat to itself: moat waits for its first word ('R', 'E', or its end)
+ * with every signal held, so that not even a handler runs meanwhile. */
+static void wait_for_start(int events)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	struct pollfd p = {.fd = events, .events = POLLIN};
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* moat's side: relay and wait for the supervisor's events. */
@@ -285,11 +321,12 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	struct plantwatch watch;
 	plantwatch_start(&watch, &l->profile);
 	bool isolated;
-	pid_t pid = sandbox_spawn(l->profile.isolate, &isolated);
-	if (pid == 0)
-		supervisor(l, &r, argv, isolated, &ch);
+	struct supervisor_args args = {l, &r, argv, &isolated, &ch};
+	pid_t pid = sandbox_spawn(l->profile.isolate, &isolated, supervisor, &args);
 	close(ch.events[1]);
 	close(ch.control[0]);
+	if (pid > 0)
+		wait_for_start(ch.events[0]);
 	if (pid > 0 && !isolated && l->support.abi < 6 && l->print_warnings)
 		l->print_warnings(
 		    "this session has no PID namespace of its own (nested in a session, "

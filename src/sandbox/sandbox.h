@@ -32,13 +32,18 @@ void sandbox_note_own_pids(struct sandbox_support *s);
  * single-threaded, right before exec. */
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err);
 
-/* Start a session's first process. With want_isolation, the child (return
- * 0) gets its own world where the kernel allows it (Linux: PID, mount, IPC
- * and, for a user without CAP_SYS_ADMIN, user namespaces), and *isolated
- * says whether it did; otherwise, or where it cannot (nested in a session,
- * user namespaces off), a plain fork. Returns the child's pid in the
- * parent, -1 with errno when no child could be made. */
-pid_t sandbox_spawn(bool want_isolation, bool *isolated);
+/* Start a session's first process, which runs fn(arg) and exits with what
+ * it returns. With want_isolation it gets its own world where the kernel
+ * allows it (Linux: PID, mount, IPC and, for a user without CAP_SYS_ADMIN,
+ * user namespaces), and *isolated (set before fn runs) says whether it did;
+ * otherwise, or where it cannot (nested in a session, user namespaces off),
+ * a plain fork. Isolated on Linux it shares the caller's memory, errno
+ * included (PLATFORM_QUIET_RAW), so they take turns: while fn works the
+ * caller only waits for its word, signals held; once the caller goes on,
+ * fn reads nothing the caller changes and calls nothing but base/platform.h's
+ * quiet calls and _exit. Returns the child's pid, -1 with errno when no
+ * child could be made. */
+pid_t sandbox_spawn(bool want_isolation, bool *isolated, int (*fn)(void *), void *arg);
 
 /* In that child, before sandbox_apply: the session's mounts when isolated
  * (a /proc of its own, empty private /tmp, /var/tmp and /dev/shm with the

@@ -100,11 +100,14 @@ void sandbox_note_own_pids(struct sandbox_support *s)
 
 /* macOS has no namespaces: a session is a plain child, and the host's
  * /tmp stays denied by the profile rather than replaced. */
-pid_t sandbox_spawn(bool want_isolation, bool *isolated)
+pid_t sandbox_spawn(bool want_isolation, bool *isolated, int (*fn)(void *), void *arg)
 {
 	(void)want_isolation;
 	*isolated = false;
-	return fork();
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(fn(arg));
+	return pid;
 }
 
 int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)

@@ -66,6 +66,18 @@ else
 	not_ok "the other sandbox (moat run -- sleep 300) started"
 fi
 
+# --- the session's supervisor, PID 1 -----------------------------------------
+# It runs in moat's own memory (launch/run.c), so reaching it would be
+# reaching moat, unconfined. Refused for want of permission: the same calls
+# on a child inside work (below), and a permitted call at this address
+# would fail otherwise (EFAULT, EIO), not with EPERM or EACCES.
+for mode in ptrace vm_read mem pidfd_getfd; do
+	run "$MOAT" run -- ./ptrace_peek "$mode" 1 4096
+	ran_and_failed && grep -qE "^$mode: .*: (Operation not permitted|Permission denied)$" "$T/.err" &&
+		ok "refused: $mode on the session's supervisor (PID 1, in moat's memory)" ||
+		{ not_ok "refused: $mode on the session's supervisor" && _show "$mode" 1; }
+done
+
 # --- a debugger inside the sandbox still works on its own children ---------
 for mode in ptrace vm_read mem pidfd_getfd; do
 	run "$MOAT" run -- ./ptrace_peek child "$mode"

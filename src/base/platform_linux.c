@@ -13,9 +13,24 @@
 
 #include "base/platform.h"
 
+/* What the kernel names a /proc magic link (canonical already), or
+ * realpath(fallback) where it cannot (a deleted or unreachable file). */
+static char *proc_link_path(const char *link, const char *fallback)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink(link, buf, sizeof(buf));
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof(deleted) - 1;
+	if (n <= 0 || (size_t)n >= sizeof(buf) || buf[0] != '/' ||
+	    ((size_t)n >= dl && memcmp(buf + n - dl, deleted, dl) == 0))
+		return realpath(fallback, NULL);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
 char *platform_self_exe(void)
 {
-	return realpath("/proc/self/exe", NULL);
+	return proc_link_path("/proc/self/exe", "/proc/self/exe");
 }
 
 char *platform_canonical_path(const char *path)
@@ -23,17 +38,11 @@ char *platform_canonical_path(const char *path)
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	char link[32], buf[PATH_MAX];
+	char link[32];
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, buf, sizeof(buf));
+	char *canon = proc_link_path(link, path);
 	close(fd);
-	static const char deleted[] = " (deleted)";
-	size_t dl = sizeof(deleted) - 1;
-	if (n <= 0 || (size_t)n >= sizeof(buf) || buf[0] != '/' ||
-	    ((size_t)n >= dl && memcmp(buf + n - dl, deleted, dl) == 0))
-		return realpath(path, NULL);
-	buf[n] = '\0';
-	return strdup(buf);
+	return canon;
 }
 
 #ifndef SYS_openat2

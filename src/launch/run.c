@@ -19,7 +19,10 @@
  * tool's process the supervisor's until it execs (vfork): nothing is
  * copied only to be dropped. So they take turns: moat waits, signals held,
  * until the supervisor says the tool runs ('R'); from then on the
- * supervisor keeps to descriptors of its own and quiet calls. */
+ * supervisor keeps to descriptors of its own and quiet calls. What the
+ * tool's process set before exec stays in moat's memory: its environment
+ * (setenv), of which moat reads only the locale afterwards, to print the
+ * names in its warnings, escaped either way. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

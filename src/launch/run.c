@@ -212,9 +212,9 @@ static int supervisor(void *data)
 	}
 	catch_supervisor_signals();
 	/* vfork, not fork: the supervisor waits until the tool has exec'd
-	 * anyway, and copying its memory only to drop it at exec cost more
-	 * than a third of moat run's whole overhead (bench/run, on a machine
-	 * where every page fault is a hypervisor trip). */
+	 * anyway, and copying its memory only to drop it at exec cost an
+	 * eighth of moat run's overhead (bench/timeit, on a machine where
+	 * every page fault is a hypervisor trip). */
 	pid_t tool = vfork();
 	if (tool == 0) {
 		close(control);

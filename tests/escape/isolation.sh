@@ -105,7 +105,7 @@ sleep 0.3
 pkill -f "$tag-control"
 run "$MOAT" run -- bash -c "$(leave "$tag")"
 expect_out "moat run: the tool started a background job and a daemon" '^STARTED$'
-sleep 0.3
+# No grace period: they must be gone by the time moat has returned.
 if ! pgrep -f "$tag" >/dev/null; then
 	ok "moat run: what the tool left behind is gone once moat returns"
 else

@@ -142,35 +142,41 @@ grep -q '^devtty: ok' "$T/devtty-wrapper-tty" &&
 # is in the foreground (tcgetpgrp), or leaves the session (setsid) so that
 # the terminal, no longer its controlling one, is read without job control,
 # through the descriptors it inherited or by opening its path; it reads the
-# terminal for 4 s. After
-# moat returns, the user runs `sleep 2` and types the next command ahead
-# while it runs, then a password at a `read -s` prompt. The typed-ahead line
-# is what makes the control certain: the shell is not reading then, so a
-# reader outside job control gets it without a race. The loot is a file only the attacker writes. (The last "exit" comes
-# after the attacker is done, so a control shell whose first "exit" was stolen
-# still ends.)
+# terminal for 4 s. Once moat has returned, the user runs `sleep 2` and types
+# the next command ahead while it runs, then a password at a `read -s`
+# prompt. The typed-ahead line is what makes the control certain: the shell
+# is not reading then, so a reader outside job control gets it without a
+# race. The loot is a file only the attacker writes. (The last "exit" comes
+# after the attacker is done, so a control shell whose first "exit" was
+# stolen still ends.)
 # The sessions run side by side (each mostly waits), each in files of its own.
 PASSWORD=PASSWORD-SECRET-1
 sessions=()
-hijack() { # LABEL VARIANT STARTKEYS...
-	local label=$1-$2 h
-	shift 2
+hijack() { # LABEL VARIANT COMMAND [KEYS...]: the user's COMMAND, then KEYS
+	local label=$1-$2 command=$3 h
+	shift 3
 	h=$T/hijack-$label
 	rm -f "$PROJ/loot-$label" "$PROJ/loot-$label.log" "$h".*
-	printf '%s\n' "$@" "1200 sleep 2" "300 touch '$h.ran'" \
+	# The user types on once the command has returned (its echo shows
+	# "hijack-"returned): on a slow machine, keys typed while moat still runs
+	# are the tool's to read, and a theft of those would prove nothing.
+	printf '%s\n' "$command; echo \"hijack-\"returned" "$@" "=8000 hijack-returned" \
+		"1200 sleep 2" "300 touch '$h.ran'" \
 		"2200 read -rs -p 'Password: ' pw; echo \"pwlen=\${#pw}\"" "600 $PASSWORD" "600 exit" \
 		"1500 exit" "500 exit" >"$h.keys"
-	env PS1='$ ' "$PTY" -t 15 -- bash --norc --noprofile -i <"$h.keys" >"$h.out" 2>&1 &
+	env PS1='$ ' "$PTY" -t 20 -- bash --norc --noprofile -i <"$h.keys" >"$h.out" 2>&1 &
 	sessions+=($!)
 }
-# judge LABEL: sets $loot_text (what the attacker got), $user_ran, $started.
+# judge LABEL: sets $loot_text (what the attacker got), $user_ran, $started,
+# $returned (the user's command returned before the wait for it ran out).
 judge() {
 	local h=$T/hijack-$1
 	cp "$h.out" "$T/.out"
 	: >"$T/.err"
-	loot_text=$(tr -d '\r' <"$PROJ/loot-$1" 2>/dev/null | tr '\n' ' ')
+	loot_text=$(tr -d '\r' 2>/dev/null <"$PROJ/loot-$1" | tr '\n' ' ')
 	[ -e "$h.ran" ] && user_ran=yes || user_ran=no
 	grep -q 'hijack: left [0-9]* behind' "$h.out" && started=yes || started=no
+	grep -q 'hijack-returned' "$h.out" && returned=yes || returned=no
 }
 # attack_known LABEL NAME WHY: a hijack the design leaves open (docs/security.md):
 # TODO while it steals, a failure once it no longer does. The attacker races
@@ -189,6 +195,8 @@ attack_fails() { # LABEL NAME
 	judge "$1"
 	if [ "$started" = no ]; then
 		not_ok "$2 (the attacker did not even start)" && _show hijack "$1"
+	elif [ "$returned" = no ]; then
+		not_ok "$2 (the user's command did not return within 8 s)" && _show hijack "$1"
 	elif [ -z "$loot_text" ] && [ "$user_ran" = yes ] && grep -q "pwlen=${#PASSWORD}" "$T/.out"; then
 		ok "$2"
 	else

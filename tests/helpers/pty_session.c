@@ -3,12 +3,17 @@
  * a terminal emulator does for a login shell), and type into it.
  *
  * Lines on stdin are "DELAY_MS TEXT": after DELAY_MS more milliseconds, TEXT
- * and a newline are typed. Everything CMD writes to the terminal is copied to
- * stdout. Exits with CMD's status, 124 on timeout (default 30 s). */
+ * and a newline are typed. A line "=MAX_MS TEXT" types nothing: it waits
+ * until CMD has written TEXT (since the last such wait), or MAX_MS have
+ * passed, and the delays after it count from then. So a script can type only
+ * once a command has returned, however slow the machine. Everything CMD
+ * writes to the terminal is copied to stdout. Exits with CMD's status, 124 on
+ * timeout (default 30 s). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +23,35 @@
 #include <unistd.h>
 
 struct keystrokes {
-	long at_ms;
+	long delay_ms; /* after the step before; for a wait, its longest */
+	bool wait;     /* wait for text in the output instead of typing it */
 	char *text;
 };
+
+/* Everything CMD has written, and how far waits have matched in it. */
+static char *output;
+static size_t output_len, matched;
+
+static void remember_output(const char *buf, size_t n)
+{
+	char *grown = realloc(output, output_len + n);
+	if (!grown)
+		exit(2);
+	output = grown;
+	memcpy(output + output_len, buf, n);
+	output_len += n;
+}
+
+/* True once TEXT is in the output past the last match, which it moves on. */
+static bool written(const char *text)
+{
+	if (!output)
+		return false;
+	char *at = memmem(output + matched, output_len - matched, text, strlen(text));
+	if (at)
+		matched = (size_t)(at - output) + strlen(text);
+	return at != NULL;
+}
 
 static long now_ms(void)
 {
@@ -32,18 +63,20 @@ static long now_ms(void)
 static size_t read_script(struct keystrokes **out)
 {
 	size_t n = 0, cap = 0;
-	long at = 0;
-	char line[4096];
+	char line[4096 + 1]; /* room for a newline the last line lacks */
 	*out = NULL;
-	while (fgets(line, sizeof(line), stdin)) {
+	while (fgets(line, sizeof(line) - 1, stdin)) {
+		bool wait = line[0] == '=';
 		char *end;
-		long delay = strtol(line, &end, 10);
-		if (end == line)
+		long delay = strtol(line + wait, &end, 10);
+		if (end == line + wait)
 			continue;
 		if (*end == ' ')
 			end++;
-		end[strcspn(end, "\n")] = '\n';
-		end[strcspn(end, "\n") + 1] = '\0';
+		size_t len = strcspn(end, "\n");
+		if (!wait)
+			end[len++] = '\n'; /* typed with its newline */
+		end[len] = '\0';
 		if (n == cap) {
 			cap = cap ? cap * 2 : 8;
 			struct keystrokes *grown = realloc(*out, cap * sizeof(**out));
@@ -51,8 +84,8 @@ static size_t read_script(struct keystrokes **out)
 				exit(2);
 			*out = grown;
 		}
-		at += delay;
-		(*out)[n].at_ms = at;
+		(*out)[n].delay_ms = delay;
+		(*out)[n].wait = wait;
 		(*out)[n].text = strdup(end);
 		n++;
 	}
@@ -110,13 +143,23 @@ int main(int argc, char **argv)
 	if (pid == 0)
 		child(master, argv + i);
 
-	long start = now_ms(), deadline = start + timeout * 1000L;
+	long t = now_ms(), deadline = t + timeout * 1000L;
+	long step_start = t; /* when the step before the next one ended */
 	int status = -1;
 	for (;;) {
-		long t = now_ms();
-		while (next < nkeys && t - start >= keys[next].at_ms) {
-			if (write(master, keys[next].text, strlen(keys[next].text)) < 0)
+		t = now_ms();
+		while (next < nkeys) {
+			struct keystrokes *k = &keys[next];
+			bool due = t - step_start >= k->delay_ms;
+			if (k->wait && !written(k->text) && !due)
 				break;
+			if (!k->wait && !due)
+				break;
+			if (!k->wait && write(master, k->text, strlen(k->text)) < 0)
+				break;
+			/* A typed step ends when it was due, so that delays add up
+			 * as written; a wait when it saw its text. */
+			step_start = k->wait ? t : step_start + k->delay_ms;
 			next++;
 		}
 		if (t > deadline) {
@@ -129,6 +172,7 @@ int main(int argc, char **argv)
 			char buf[4096];
 			ssize_t r = read(master, buf, sizeof(buf));
 			if (r > 0) {
+				remember_output(buf, (size_t)r);
 				fwrite(buf, 1, (size_t)r, stdout);
 				fflush(stdout);
 			} else if (r < 0 && errno != EINTR && errno != EAGAIN && status >= 0) {

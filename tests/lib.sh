@@ -143,6 +143,23 @@ expect_no_out() {
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
+# outer_shell KEYS...: an interactive bash on a new pty, the user's shell.
+# Each KEYS is "DELAY_MS TEXT", typed in order, or "=MAX_MS TEXT", a wait
+# for TEXT in the output (tests/helpers/pty_session.c). Output in $T/.out,
+# status in $rc.
+outer_shell() {
+	printf '%s\n' "$@" >"$T/keys"
+	env PS1='$ ' "$HELPERS/pty_session" -t 15 -- bash --norc --noprofile -i <"$T/keys" >"$T/.out" 2>"$T/.err"
+	rc=$?
+}
+# A command line typed as "CMD; $ECHO_RETURNED" prints "returned-mark" once
+# CMD has returned; its echo as typed does not match, so "=MAX_MS
+# returned-mark" types on only then. Keys typed while a sandbox still runs
+# are the sandbox's to read, and a test of what it reads afterwards would
+# race the machine's speed.
+ECHO_RETURNED='echo "returned-"mark'
+RETURNED=returned-mark
+
 # have_i386_gate: can this machine make i386 system calls (int $0x80)? Some
 # hypervisors fault on the gate although the kernel has IA32 emulation; then
 # the i386 attacks are impossible here and their tests are not run.

@@ -45,14 +45,6 @@ iso_known_breakage() {
 	fi
 }
 
-# outer_shell KEYS...: an interactive bash on a new pty, the user's shell;
-# each KEYS is "DELAY_MS TEXT", typed in order. Output in $T/.out.
-outer_shell() {
-	printf '%s\n' "$@" >"$T/keys"
-	env PS1='$ ' "$PTY" -t 12 -- bash --norc --noprofile -i <"$T/keys" >"$T/.out" 2>"$T/.err"
-	rc=$?
-}
-
 # The victims of the process attacks belong to the same user; as root, to
 # a user of their own (uid 65533, so no other test of uid 65534 is touched),
 # which root in the sandbox can become (it keeps CAP_SETUID).
@@ -157,10 +149,10 @@ hijack() { # LABEL VARIANT COMMAND [KEYS...]: the user's COMMAND, then KEYS
 	shift 3
 	h=$T/hijack-$label
 	rm -f "$PROJ/loot-$label" "$PROJ/loot-$label.log" "$h".*
-	# The user types on once the command has returned (its echo shows
-	# "hijack-"returned): on a slow machine, keys typed while moat still runs
-	# are the tool's to read, and a theft of those would prove nothing.
-	printf '%s\n' "$command; echo \"hijack-\"returned" "$@" "=8000 hijack-returned" \
+	# The user types on once the command has returned: on a slow machine,
+	# keys typed while moat still runs are the tool's to read, and a theft
+	# of those would prove nothing.
+	printf '%s\n' "$command; $ECHO_RETURNED" "$@" "=8000 $RETURNED" \
 		"1200 sleep 2" "300 touch '$h.ran'" \
 		"2200 read -rs -p 'Password: ' pw; echo \"pwlen=\${#pw}\"" "600 $PASSWORD" "600 exit" \
 		"1500 exit" "500 exit" >"$h.keys"
@@ -176,7 +168,7 @@ judge() {
 	loot_text=$(tr -d '\r' 2>/dev/null <"$PROJ/loot-$1" | tr '\n' ' ')
 	[ -e "$h.ran" ] && user_ran=yes || user_ran=no
 	grep -q 'hijack: left [0-9]* behind' "$h.out" && started=yes || started=no
-	grep -q 'hijack-returned' "$h.out" && returned=yes || returned=no
+	grep -q "$RETURNED" "$h.out" && returned=yes || returned=no
 }
 # attack_known LABEL NAME WHY: a hijack the design leaves open (docs/security.md):
 # TODO while it steals, a failure once it no longer does. The attacker races

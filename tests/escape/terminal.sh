@@ -13,14 +13,6 @@
 PTY=$HELPERS/pty_session
 cp "$HELPERS/tiocsti" "$PROJ/tiocsti"
 
-# outer_shell KEYS...: an interactive bash on a new pty; each KEYS is
-# "DELAY_MS TEXT", typed in order. Output in $T/.out, status in $rc.
-outer_shell() {
-	printf '%s\n' "$@" >"$T/keys"
-	env PS1='$ ' "$PTY" -t 15 -- bash --norc --noprofile -i <"$T/keys" >"$T/.out" 2>"$T/.err"
-	rc=$?
-}
-
 # inject NAME MODE [MOAT...]: type `[moat run --] ./tiocsti MODE 'touch FILE\n'`
 # into an outer shell; FILE appears only if the outer shell ran the injected
 # text. Leaves $injected set to yes or no.
@@ -29,7 +21,7 @@ inject() {
 	shift 2
 	local file="$T/pwned-$name-$#"
 	rm -f "$file"
-	outer_shell "300 $* ./tiocsti $mode \$'touch $file\\n'" "1500 exit"
+	outer_shell "300 $* ./tiocsti $mode \$'touch $file\\n'; $ECHO_RETURNED" "=8000 $RETURNED" "300 exit"
 	[ -e "$file" ] && injected=yes || injected=no
 }
 
@@ -121,7 +113,8 @@ hijack() { # STOLEN [MOAT...]
 	local stolen=$1
 	shift
 	rm -f "$stolen" "$stolen.err" "$T/typed-by-user"
-	outer_shell "300 $* ./tiocsti hijack $stolen" "2500 touch $T/typed-by-user" "800 exit"
+	outer_shell "300 $* ./tiocsti hijack $stolen; $ECHO_RETURNED" "=8000 $RETURNED" \
+		"2500 touch $T/typed-by-user" "800 exit"
 }
 hijack "$PROJ/stolen-control"
 if [ -s "$PROJ/stolen-control" ] && [ ! -e "$T/typed-by-user" ]; then

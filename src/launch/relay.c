@@ -14,14 +14,13 @@
 /* Signals reach the loop through a pipe: a handler only writes one byte. */
 static int signal_pipe[2] = {-1, -1};
 
+/* Without libc's errno: an isolated session's supervisor shares moat's
+ * memory until the tool runs, and this handler may interrupt it there. */
 static void on_signal(int sig)
 {
-	int saved = errno;
 	unsigned char c = (unsigned char)sig;
-	if (write(signal_pipe[1], &c, 1) < 0) {
-		/* full: the loop is behind anyway */
-	}
-	errno = saved;
+	/* Full: the loop is behind anyway. */
+	platform_quiet_write(signal_pipe[1], &c, 1);
 }
 
 static const int relayed_signals[] = {SIGWINCH, SIGINT,  SIGTERM, SIGHUP,

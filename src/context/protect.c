@@ -366,27 +366,38 @@ static void protect_gitfile(struct scan *sc, const char *file)
 }
 
 /* The nearest directory from root (canonical) up that holds a .git (its
- * stat, links followed, in *st), or NULL. By descriptors, one fstatat and
- * one openat("..") a level: a path per level would cost the depth squared
- * (a root 128 directories deep took milliseconds), and this runs in every
- * wrapped tool's start. */
+ * stat, links followed, in *st), or NULL. This runs in every wrapped tool's
+ * start, so it costs one system call a level: fstatat(fd, "../../.git")
+ * from a descriptor re-based every UP_BATCH levels, so that no lookup walks
+ * more than that many "..". A path per level from "/" would cost the depth
+ * squared, and a descriptor per level (openat "..", fstatat, close) three
+ * calls a level: a root 128 directories deep took 1.2 ms that way. */
+enum { UP_BATCH = 32 };
 static char *find_dotgit(const char *root, struct stat *st)
 {
+	char rel[3 * UP_BATCH + sizeof ".git"];
 	int fd = open(root, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
 	char *dir = xstrdup(root);
+	size_t up = 0; /* rel climbs this many levels above fd */
 	while (fd >= 0) {
-		if (fstatat(fd, ".git", st, 0) == 0) {
+		memcpy(rel + 3 * up, ".git", sizeof ".git");
+		if (fstatat(fd, rel, st, 0) == 0) {
 			close(fd);
 			return dir;
 		}
 		if (strcmp(dir, "/") == 0)
 			break;
-		int up = openat(fd, "..", O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
-		close(fd);
-		fd = up;
 		char *parent = path_dirname(dir);
 		free(dir);
 		dir = parent;
+		if (up == UP_BATCH) {
+			rel[3 * up - 1] = '\0'; /* "../..": the new base */
+			int base = openat(fd, rel, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
+			close(fd);
+			fd = base;
+			up = 0;
+		}
+		memcpy(rel + 3 * up++, "../", 3);
 	}
 	if (fd >= 0)
 		close(fd);

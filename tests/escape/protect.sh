@@ -197,6 +197,23 @@ rm -f "$PWNED" && echo "$RANDOM" >>"$PROJ/f" && git -C "$PROJ" commit -qam ctl >
 [ -e "$PWNED" ] && ok "control: without moat that hook runs at the next commit" ||
 	not_ok "control: without moat that hook runs at the next commit"
 rm -rf "$PROJ/.ghooks" "$HOME/.gitconfig"
+# A root 40 directories below the work tree's top (past a re-base of the
+# wrapper's walk up for .git, every 32 levels): the repository's
+# core.hooksPath names a directory in that root, and is protected there.
+deep=$(printf 'd/%.0s' $(seq 40))hooks
+mkdir -p "$PROJ/$deep"
+git -C "$PROJ" config core.hooksPath "$deep"
+DEEPROOT="printf '#!/bin/sh\ntouch $PWNED\n' >hooks/pre-commit && chmod +x hooks/pre-commit"
+(cd "$PROJ/${deep%hooks}" && run env MOAT_ROOT="$PROJ/${deep%/hooks}" "$SH/bin/sh" -c "$DEEPROOT")
+[ ! -e "$PROJ/$deep/pre-commit" ] && ok "moat wrapper: a root 40 levels below the repository's top cannot fill its hooksPath" ||
+	{ not_ok "moat wrapper: a root 40 levels below the repository's top cannot fill its hooksPath" && _show deep-root; }
+nothing_planted "after a root 40 levels deep"
+(cd "$PROJ/${deep%hooks}" && sh -c "$DEEPROOT")
+rm -f "$PWNED" && echo "$RANDOM" >>"$PROJ/f" && git -C "$PROJ" commit -qam ctl >/dev/null 2>&1
+[ -e "$PWNED" ] && ok "control: without moat that hook runs at the next commit" ||
+	not_ok "control: without moat that hook runs at the next commit"
+git -C "$PROJ" config --unset core.hooksPath
+rm -rf "$PROJ/d"
 
 # --- moat profile lists them ----------------------------------------------
 run "$MOAT" profile

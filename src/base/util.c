@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -71,11 +72,34 @@ char *xasprintf(const char *fmt, ...)
 	return out;
 }
 
+/* vsnprintf into buf, or, when the text is longer than size, its head, "..."
+ * and its tail: what follows a long path (the reason) survives. Cuts fall
+ * between UTF-8 characters. */
+static void fit_text(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(buf, size, fmt, ap);
+	char *whole = NULL;
+	if (n >= 0 && (size_t)n >= size && size > 16 && vasprintf(&whole, fmt, again) >= 0) {
+		size_t head = (size - 4) / 2;
+		size_t tail = (size_t)n - (size - 4 - head);
+		while (head > 0 && ((unsigned char)whole[head] & 0xc0) == 0x80)
+			head--;
+		while (((unsigned char)whole[tail] & 0xc0) == 0x80)
+			tail++;
+		memcpy(buf + head, "...", 3);
+		memcpy(buf + head + 3, whole + tail, (size_t)n - tail + 1);
+		free(whole);
+	}
+	va_end(again);
+}
+
 int error_set(struct error *err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	fit_text(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	err->hint[0] = '\0';
 	err->status = 0; /* a fresh error; callers that choose a status set it after */
@@ -89,7 +113,7 @@ void error_hint(struct error *err, const char *fmt, ...)
 		err->hint[used++] = '\n';
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->hint + used, sizeof(err->hint) - used, fmt, ap);
+	fit_text(err->hint + used, sizeof(err->hint) - used, fmt, ap);
 	va_end(ap);
 }
 

@@ -151,9 +151,9 @@ int main(int argc, char **argv)
 		while (next < nkeys) {
 			struct keystrokes *k = &keys[next];
 			bool due = t - step_start >= k->delay_ms;
-			if (k->wait && !written(k->text) && !due)
-				break;
-			if (!k->wait && !due)
+			/* Not yet: a key before its time, a wait before its text
+			 * or its time. */
+			if (!due && (!k->wait || !written(k->text)))
 				break;
 			if (!k->wait && write(master, k->text, strlen(k->text)) < 0)
 				break;

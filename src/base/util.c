@@ -75,7 +75,8 @@ char *xasprintf(const char *fmt, ...)
 /* vsnprintf into buf, or, when the text is longer than size, its head, "..."
  * and its tail: what follows a long path (the reason) survives. Cuts fall
  * between UTF-8 characters. */
-static void fit_text(char *buf, size_t size, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void fit_text(char *buf, size_t size, const char *fmt,
+                                                           va_list ap)
 {
 	va_list again;
 	va_copy(again, ap);

@@ -3,6 +3,7 @@
 #ifndef MOAT_BASE_UTIL_H
 #define MOAT_BASE_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@ void *xrealloc_array(void *p, size_t count, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 static inline void free_ptr(void *p)
 {

@@ -17,12 +17,15 @@ struct checker {
 __attribute__((format(printf, 4, 5))) static int bad(struct checker *c, int line, int col,
                                                      const char *fmt, ...)
 {
-	char msg[sizeof(c->err->msg)];
+	/* Whole, on the heap: error_set alone cuts, and keeps the tail (the
+	 * reason after a long value). */
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	return error_set(c->err, "%s:%d:%d: %s", c->file, line, col, msg);
+	error_set(c->err, "%s:%d:%d: %s", c->file, line, col, msg);
+	free(msg);
+	return -1;
 }
 
 static bool is_list(const struct zon_node *n)

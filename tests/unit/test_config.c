@@ -350,6 +350,20 @@ static void test_errors(void)
 	    {".{ .default = .{ \"j\\q\" } }", "config.zon:1:20: invalid escape sequence '\\q'",
 	     NULL},
 	};
+	/* A value longer than the message: the reason after it survives. */
+	struct strbuf longdir = STRBUF_INIT;
+	sb_addf(&longdir,
+	        ".{ .allow = .{ .{ .bin = \"a\", .paths = .{}, .dirs = .{ \"%3000s\" } } } }",
+	        "work");
+	struct config lcfg;
+	struct error lerr = {0};
+	const char *reason = "' is not an absolute path";
+	size_t llen = strlen(parse(longdir.buf, &lcfg, &lerr) < 0 ? lerr.msg : "");
+	CHECK(llen > strlen(reason) && strcmp(lerr.msg + llen - strlen(reason), reason) == 0,
+	      "a 3,000-byte relative .dirs entry: the reason survives the cut (%s)",
+	      llen > 40 ? lerr.msg + llen - 40 : lerr.msg);
+	config_free(&lcfg);
+	sb_release(&longdir);
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		struct config cfg;
 		struct error err = {0};

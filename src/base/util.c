@@ -123,6 +123,25 @@ void error_hint(struct error *err, const char *fmt, ...)
 	va_end(ap);
 }
 
+__attribute__((format(printf, 3, 4))) static void fit_textf(char *buf, size_t size, const char *fmt,
+                                                            ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fit_text(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+void error_wrap(struct error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cleanup_free char *prefix = xvasprintf(fmt, ap);
+	va_end(ap);
+	cleanup_free char *was = xstrdup(err->msg);
+	fit_textf(err->msg, sizeof(err->msg), "%s: %s", prefix, was);
+}
+
 void error_clear(struct error *err)
 {
 	err->msg[0] = err->hint[0] = '\0';

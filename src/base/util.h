@@ -69,6 +69,9 @@ struct error {
 /* Set the message, clearing the hint and the status; returns -1. */
 int error_set(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_hint(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "PREFIX: " before err's message, its hint and status kept: a failure
+ * told where it happened. A long result keeps its head and tail. */
+void error_wrap(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_clear(struct error *err);
 
 /* Names moat did not choose (paths, process names, config values) are shown

@@ -1110,10 +1110,7 @@ int nix_shell_find(const char *name, char **dir, enum nix_unknown *unknown, stru
 			close(lock);
 		}
 		if (rc < 0 && last_failure == NIX_NO_NIX && strchr(name, '#')) {
-			char msg[sizeof(err->msg)];
-			memcpy(msg, err->msg, sizeof(msg));
-			fmt_fits(err->msg, sizeof(err->msg), "cannot build shell '%s': %s", name,
-			         msg);
+			error_wrap(err, "cannot build shell '%s'", name);
 		}
 		if (unknown && !strchr(name, '#'))
 			*unknown = last_failure;

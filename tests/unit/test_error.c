@@ -69,5 +69,20 @@ int main(void)
 	          strlen(err.hint) == sizeof(err.hint) - 1,
 	      "a long hint line keeps the lines before it and its own end");
 	free(long_hint);
+
+	/* error_wrap: a prefix in front, the hint and status kept, and a long
+	 * message's own reason (its tail) still there. */
+	char *long_msg = repeat("y", 2040);
+	error_set(&err, "%s: the reason", long_msg);
+	error_hint(&err, "the hint");
+	err.status = 7;
+	error_wrap(&err, "cannot build shell '%s'", "s#x");
+	CHECK(strncmp(err.msg, "cannot build shell 's#x': yyy", 29) == 0, "wrapped: '%.40s'",
+	      err.msg);
+	CHECK(strcmp(err.msg + strlen(err.msg) - 12, ": the reason") == 0,
+	      "a long wrapped message keeps its reason");
+	CHECK_STR(err.hint, "the hint", "and its hint");
+	CHECK(err.status == 7, "and its status");
+	free(long_msg);
 	return tap_done();
 }

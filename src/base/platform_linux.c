@@ -292,7 +292,9 @@ void platform_become_subreaper(void)
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
+/* Through the system call: musl (1.2.3, Debian 12) has no renameat2(). */
 int platform_rename_noreplace(int dfd, const char *from, const char *to)
 {
-	return renameat2(dfd, from, dfd, to, RENAME_NOREPLACE);
+	const unsigned noreplace = 1; /* RENAME_NOREPLACE */
+	return (int)syscall(SYS_renameat2, dfd, from, dfd, to, noreplace);
 }

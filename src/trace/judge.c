@@ -218,35 +218,13 @@ static bool protected_create(const char *path, const struct stat *st)
 	return (level >= 1 && (dir.st_mode & S_IWOTH)) || (level >= 2 && (dir.st_mode & S_IWGRP));
 }
 
-/* chattr +i or +a: EPERM for everyone, root included; access() checks
- * immutable files for writing but knows nothing of append-only ones or of
- * the entries of such directories. */
-static bool attr_set(const char *path, uint64_t attrs)
-{
-	struct statx sx;
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, 0, &sx) < 0)
-		return false;
-	return (sx.stx_attributes & sx.stx_attributes_mask & attrs) != 0;
-}
-
-#define FROZEN (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)
-
 /* Could the entry at path be removed or replaced? */
 static bool removable(const char *path, struct stat *entry)
 {
 	struct stat dir;
 	cleanup_free char *d = path_dirname(path);
 	return lstat(path, entry) == 0 && dir_writable(path, &dir) && sticky_allows(&dir, entry) &&
-	       !attr_set(path, FROZEN) && !attr_set(d, FROZEN);
-}
-
-static uint64_t mount_id(const char *path)
-{
-	struct statx sx;
-	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) < 0)
-		return 0;
-	return (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id
-	                                    : ((uint64_t)sx.stx_dev_major << 32 | sx.stx_dev_minor);
+	       !file_frozen(path) && !file_frozen(d);
 }
 
 /* Rename and link refuse to cross mounts with EXDEV on their own; Landlock
@@ -255,7 +233,7 @@ static bool same_mount(const char *a, const char *b)
 {
 	cleanup_free char *da = path_dirname(a);
 	cleanup_free char *db = path_dirname(b);
-	uint64_t ma = mount_id(da), mb = mount_id(db);
+	uint64_t ma = file_mount_id(da), mb = file_mount_id(db);
 	return ma && ma == mb;
 }
 
@@ -331,8 +309,7 @@ static bool judge_open(const char *path, uint64_t flags, struct verdict *v)
 		if (wr && S_ISDIR(st.st_mode))
 			return false; /* EISDIR */
 		/* An append-only file may only be opened to append. */
-		if (wr && (!(flags & O_APPEND) || (flags & O_TRUNC)) &&
-		    attr_set(path, STATX_ATTR_APPEND))
+		if (wr && (!(flags & O_APPEND) || (flags & O_TRUNC)) && file_append_only(path))
 			return false;
 		if ((flags & O_CREAT) && protected_create(path, &st))
 			return false;
@@ -387,7 +364,7 @@ static bool judge_link(const char *from, const char *to, int err, struct verdict
 	struct stat src, dir;
 	v->op = TRACE_LINK;
 	if (lstat(from, &src) < 0 || S_ISDIR(src.st_mode) || !dir_writable(to, &dir) ||
-	    attr_set(from, FROZEN))
+	    file_frozen(from))
 		return false;
 	/* fs.protected_hardlinks (on by default): a link to someone else's file
 	 * needs read and write access to it. */

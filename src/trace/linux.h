@@ -11,6 +11,15 @@
 #include "base/util.h"
 #include "trace/trace.h"
 
+/* chattr +i or +a: EPERM for everyone, root included; access() checks
+ * immutable files for writing but knows nothing of append-only ones or of
+ * the entries of such directories (statx.c). */
+bool file_frozen(const char *path);      /* immutable or append-only */
+bool file_append_only(const char *path); /* append-only */
+/* The mount a path is on (its device where the kernel has no mount ids):
+ * a rename or link across two fails with EXDEV. */
+uint64_t file_mount_id(const char *path);
+
 /* Add a refusal to the log, its pid as the refused process sees itself:
  * a session has a PID namespace of its own, and the tool's own messages
  * name the pids it knows. */

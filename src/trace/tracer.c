@@ -255,7 +255,7 @@ static bool set_return(pid_t tid, long value)
 	return ptrace(PTRACE_SETREGS, tid, NULL, &r) == 0;
 }
 #elif defined(__aarch64__)
-static bool regs(pid_t tid, struct user_pt_regs *r, enum __ptrace_request req)
+static bool regs(pid_t tid, struct user_pt_regs *r, int req)
 {
 	struct iovec io = {r, sizeof(*r)};
 	return ptrace(req, tid, (void *)NT_PRSTATUS, &io) == 0;
@@ -385,7 +385,7 @@ static void stop_with(pid_t child)
 static void handle_stop(struct tracer *t, pid_t tid, int status)
 {
 	int sig = WSTOPSIG(status), event = (unsigned)status >> 16, inject = 0;
-	enum __ptrace_request resume = PTRACE_CONT;
+	int resume = PTRACE_CONT; /* glibc's enum __ptrace_request; musl's int */
 	struct task *k = task_get(t, tid);
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP:

@@ -65,6 +65,10 @@ static void test_normalize_and_names(void)
 	CHECK_STR(s = path_dirname("a"), ".", "dirname of bare"), free(s);
 	CHECK_STR(path_basename("/a/b"), "b", "basename");
 	CHECK_STR(s = path_join("/a/", "/b"), "/a/b", "join"), free(s);
+	CHECK_STR(s = path_join("/a", "b/c"), "/a/b/c", "join without slashes"), free(s);
+	CHECK_STR(s = path_join("/", "//b"), "/b", "join onto the root"), free(s);
+	CHECK_STR(s = path_join("", "b"), "/b", "join onto nothing"), free(s);
+	CHECK_STR(s = path_join("a", ""), "a/", "join nothing"), free(s);
 }
 
 int main(void)

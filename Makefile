@@ -62,6 +62,48 @@ HELPER_SRC_Linux := $(wildcard tests/helpers/*.c)
 HELPER_SRC := $(HELPER_SRC_$(UNAME_S))
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+# --- the libc moat links with ------------------------------------------------
+# moat-wrapper runs on every tool invocation and `moat run` starts every
+# session, so both are linked statically: no dynamic loader (130 us of
+# `moat run` once, issue 15). With musl where it is installed (Debian's
+# musl-tools) and CC is the default: glibc's static start-up probes the
+# CPU with cpuid some 70 times, and on a virtual machine each one traps to
+# the hypervisor; bench/run measured 585 us of start-up per exec with glibc
+# and 14 us with musl (docs/HACKING.md). LIBC=glibc builds with CC as
+# before; sanitizer builds always do. Unit tests and fuzz replayers link
+# the same way as moat, the escape probes (tests/helpers) with CC.
+MULTIARCH := $(if $(filter Linux,$(UNAME_S)),$(shell $(CC) -print-multiarch 2>/dev/null))
+MUSL_LIB := /usr/lib/$(subst -gnu,-musl,$(MULTIARCH))
+MUSL_FOUND := $(and $(filter default,$(origin CC)),$(MULTIARCH),$(wildcard $(MUSL_LIB)/rcrt1.o),$(shell command -v musl-gcc))
+LIBC ?= $(if $(and $(MUSL_FOUND),$(if $(SANITIZE),,1)),musl,glibc)
+ifeq ($(LIBC),musl)
+# musl-gcc sees musl's headers alone; the kernel's come from links to them.
+MUSL_INCLUDE := $(B)/musl-include/.links
+MOAT_CC := musl-gcc -isystem $(B)/musl-include
+# musl-gcc cannot link a static PIE (it ignores -static-pie), so gcc does,
+# with musl's start files and libc: a static binary that keeps ASLR.
+CRTBEGIN := $(shell $(CC) -print-file-name=crtbeginS.o)
+CRTEND := $(shell $(CC) -print-file-name=crtendS.o)
+LIBGCC := $(shell $(CC) -print-libgcc-file-name)
+LINK = $(CC) -static-pie -nostdlib $(LDHARDEN_Linux) -o $@ $(MUSL_LIB)/rcrt1.o $(MUSL_LIB)/crti.o \
+	$(CRTBEGIN) $^ -L$(MUSL_LIB) -lc $(LIBGCC) $(CRTEND) $(MUSL_LIB)/crtn.o
+LINK_STATIC = $(LINK)
+else ifeq ($(LIBC),glibc)
+MUSL_INCLUDE :=
+MOAT_CC = $(CC)
+LINK = $(CC) $(ALL_LDFLAGS) -o $@ $^
+LINK_STATIC = $(CC) $(ALL_LDFLAGS) $(if $(SANITIZE),,$(STATIC_$(UNAME_S))) -o $@ $^
+STATIC_Linux := -static-pie
+else
+$(error LIBC is musl or glibc, not '$(LIBC)')
+endif
+
+$(B)/musl-include/.links:
+	@mkdir -p $(@D)
+	ln -sfn /usr/include/linux /usr/include/asm-generic $(@D)/
+	ln -sfn /usr/include/$(MULTIARCH)/asm $(@D)/asm
+	@touch $@
 LIB := $(B)/libmoat.a
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
@@ -71,25 +113,19 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(B)/tests/helpers/%,$(HELPER_SRC))
 .PHONY: all check check-kernel unit test-bins install uninstall demo bench clean fuzz format
 all: $(B)/moat $(B)/moat-wrapper
 
-$(B)/obj/%.o: %.c
+$(B)/obj/%.o: %.c | $(MUSL_INCLUDE)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(MOAT_CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIB): $(call obj,$(LIB_SRC))
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# moat-wrapper runs on every tool invocation: linked statically it skips the
-# dynamic loader, about a fifth of its start-up (bench/run measures it). moat
-# is linked the same way: `moat run` starts every session, and its loader
-# cost 130 us of it (issue 15).
-STATIC_Linux := -static-pie
-STATIC_LDFLAGS := $(if $(SANITIZE),,$(STATIC_$(UNAME_S)))
 $(B)/moat: $(call obj,$(CLI_SRC)) $(LIB)
-	$(CC) $(ALL_LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+	$(LINK_STATIC)
 
 $(B)/moat-wrapper: $(call obj,$(WRAPPER_SRC)) $(LIB)
-	$(CC) $(ALL_LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+	$(LINK_STATIC)
 
 # The test build (Linux): the same binaries with tests/abi/landlock_abi.c in
 # place of src/sandbox/landlock_abi.c, so that MOAT_TEST_LANDLOCK_ABI=N makes
@@ -100,30 +136,32 @@ ABI_BIN := $(ABI_BIN_$(UNAME_S))
 ABI_OBJ := $(filter-out %/landlock_abi.o,$(call obj,$(LIB_SRC))) $(B)/obj/tests/abi/landlock_abi.o
 $(B)/abi/moat: $(call obj,$(CLI_SRC)) $(ABI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+	$(LINK_STATIC)
 
 $(B)/abi/moat-wrapper: $(call obj,$(WRAPPER_SRC)) $(ABI_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) $(STATIC_LDFLAGS) -o $@ $^
+	$(LINK_STATIC)
 
 # The SBPL reader only the tests need (moat's own output, read back).
 $(B)/tests/unit/test_sbpl: $(B)/obj/tests/unit/sbpl_reader.o
 
 $(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^
+	$(LINK)
 
 # Fuzz targets build here as plain corpus replayers, so they cannot rot;
 # `make fuzz` builds them with libFuzzer (clang) for real fuzzing.
 $(B)/tests/fuzz/%: $(B)/obj/tests/fuzz/%.o $(B)/obj/tests/fuzz/replay.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^
+	$(LINK)
 
-$(B)/obj/tests/fuzz/replay.o: tests/fuzz/replay.c
+# Small programs the end-to-end tests run inside the sandbox (escape probes),
+# built with the system's compiler and libc: they are the attacker's tools,
+# not moat.
+$(B)/obj/tests/helpers/%.o: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-# Small programs the end-to-end tests run inside the sandbox (escape probes).
 $(B)/tests/helpers/%: $(B)/obj/tests/helpers/%.o
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread

@@ -78,7 +78,6 @@ MUSL_LIB := /usr/lib/$(subst -gnu,-musl,$(MULTIARCH))
 MUSL_FOUND := $(and $(filter default,$(origin CC)),$(MULTIARCH),$(wildcard $(MUSL_LIB)/rcrt1.o),$(shell command -v musl-gcc))
 LIBC ?= $(if $(and $(MUSL_FOUND),$(if $(SANITIZE),,1)),musl,glibc)
 ifeq ($(LIBC),musl)
-# musl-gcc sees musl's headers alone; the kernel's come from links to them.
 MUSL_INCLUDE := $(B)/musl-include/.links
 MOAT_CC := musl-gcc -isystem $(B)/musl-include
 # musl-gcc cannot link a static PIE (it ignores -static-pie), so gcc does,
@@ -99,11 +98,6 @@ else
 $(error LIBC is musl or glibc, not '$(LIBC)')
 endif
 
-$(B)/musl-include/.links:
-	@mkdir -p $(@D)
-	ln -sfn /usr/include/linux /usr/include/asm-generic $(@D)/
-	ln -sfn /usr/include/$(MULTIARCH)/asm $(@D)/asm
-	@touch $@
 LIB := $(B)/libmoat.a
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
@@ -116,6 +110,13 @@ all: $(B)/moat $(B)/moat-wrapper
 $(B)/obj/%.o: %.c | $(MUSL_INCLUDE)
 	@mkdir -p $(@D)
 	$(MOAT_CC) $(ALL_CFLAGS) -c $< -o $@
+
+# musl-gcc sees musl's headers alone; the kernel's come from these links.
+$(B)/musl-include/.links:
+	@mkdir -p $(@D)
+	ln -sfn /usr/include/linux /usr/include/asm-generic $(@D)/
+	ln -sfn /usr/include/$(MULTIARCH)/asm $(@D)/asm
+	@touch $@
 
 $(LIB): $(call obj,$(LIB_SRC))
 	@rm -f $@

@@ -371,25 +371,29 @@ static void protect_gitfile(struct scan *sc, const char *file)
  * from a descriptor re-based every UP_BATCH levels, so that no lookup walks
  * more than that many "..". A path per level from "/" would cost the depth
  * squared, and a descriptor per level (openat "..", fstatat, close) three
- * calls a level: a root 128 directories deep took 1.2 ms that way. */
-enum { UP_BATCH = 32 };
+ * calls a level: a root 128 directories deep took 1.2 ms that way. Batches
+ * of 8 took 76 us for 145 levels, of 32 86 us (a process's first walk).
+ * The directory is a prefix of root, cut in place: no allocation a level. */
+enum { UP_BATCH = 8 };
 static char *find_dotgit(const char *root, struct stat *st)
 {
 	char rel[3 * UP_BATCH + sizeof ".git"];
 	int fd = open(root, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
 	char *dir = xstrdup(root);
-	size_t up = 0; /* rel climbs this many levels above fd */
+	size_t len = strlen(dir), up = 0; /* rel climbs up levels above fd */
 	while (fd >= 0) {
 		memcpy(rel + 3 * up, ".git", sizeof ".git");
 		if (fstatat(fd, rel, st, 0) == 0) {
 			close(fd);
+			dir[len] = '\0';
 			return dir;
 		}
-		if (strcmp(dir, "/") == 0)
+		if (len <= 1)
 			break;
-		char *parent = path_dirname(dir);
-		free(dir);
-		dir = parent;
+		while (len > 1 && dir[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--; /* the slash before the last component, unless it is "/" */
 		if (up == UP_BATCH) {
 			rel[3 * up - 1] = '\0'; /* "../..": the new base */
 			int base = openat(fd, rel, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);

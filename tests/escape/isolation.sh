@@ -104,6 +104,27 @@ else
 	not_ok "moat run: what the tool left behind is gone once moat returns ($(pgrep -f "$tag" | tr '\n' ' '))"
 	pkill -f "$tag"
 fi
+# One that forks as fast as it can while the session ends, so that a
+# process is being born as the leftovers are killed: none may survive.
+spawner() { # NAME: a loop, NAME-spawner, leaving a NAME-spawn a turn
+	echo "(trap '' HUP; exec -a $1-spawner bash -c 'for i in \$(seq 3000); do (exec -a $1-spawn sleep 300 &); done') </dev/null >/dev/null 2>&1 &
+	sleep 0.2; echo STARTED"
+}
+run bash -c "$(spawner "$tag-control")"
+pgrep -f "$tag-control-spawn" >/dev/null && ok "control: without moat, a loop left behind goes on forking" ||
+	not_ok "control: without moat, a loop left behind goes on forking"
+pkill -f "$tag-control-spawner"
+sleep 0.1
+pkill -f "$tag-control-spawn"
+run "$MOAT" run -- bash -c "$(spawner "$tag")"
+expect_out "moat run: the tool left a loop forking behind" '^STARTED$'
+if ! pgrep -f "$tag" >/dev/null; then
+	ok "moat run: a loop forking as the session ends leaves nothing once moat returns"
+else
+	not_ok "moat run: a loop forking as the session ends leaves nothing once moat returns ($(pgrep -f "$tag" | wc -l) left)"
+	pkill -f "$tag-spawner"
+	pkill -f "$tag"
+fi
 printf '%s\n' "(trap '' HUP; exec -a $tag-shell sleep 300) </dev/null >/dev/null 2>&1 &" 'echo SHELL-BG' 'exit' >"$T/cmds"
 SHELL=/bin/bash "$MOAT" shell <"$T/cmds" >"$T/.out" 2>"$T/.err"
 sleep 0.3

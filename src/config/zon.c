@@ -246,12 +246,30 @@ static int scan_char(struct parser *p, size_t *pos, struct strbuf *out, uint32_t
 	return 0;
 }
 
+/* How many bytes from i are printable ASCII other than '"' and '\\': what
+ * a path is made of, taken in one copy rather than a character at a time
+ * (1,000 granted paths in config.zon cost the wrapper a millisecond so). */
+static size_t plain_run(const struct parser *p, size_t i)
+{
+	size_t j = i;
+	for (; j < p->len; j++) {
+		unsigned char c = (unsigned char)p->buf[j];
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			break;
+	}
+	return j - i;
+}
+
 /* A "..." literal starting at the quote; decoded into out when given. */
 static int scan_string(struct parser *p, size_t at, struct strbuf *out, size_t *end)
 {
 	size_t i = at + 1;
 	uint32_t cp;
 	for (;;) {
+		size_t n = plain_run(p, i);
+		if (n && out)
+			sb_add(out, p->buf + i, n);
+		i += n;
 		if (i >= p->len)
 			return fail(p, at, "unterminated string");
 		if (p->buf[i] == '"')

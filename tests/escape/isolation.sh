@@ -97,13 +97,18 @@ sleep 0.3
 pkill -f "$tag-control"
 run "$MOAT" run -- bash -c "$(leave "$tag")"
 expect_out "moat run: the tool started a background job and a daemon" '^STARTED$'
-# No grace period: they must be gone by the time moat has returned.
-if ! pgrep -f "$tag" >/dev/null; then
-	ok "moat run: what the tool left behind is gone once moat returns"
-else
-	not_ok "moat run: what the tool left behind is gone once moat returns ($(pgrep -f "$tag" | tr '\n' ' '))"
-	pkill -f "$tag"
-fi
+# gone_on_return NAME: nothing tagged is left now that moat has returned
+# (no grace period); what is, is killed.
+gone_on_return() {
+	if ! pgrep -f "$tag" >/dev/null; then
+		ok "$1"
+	else
+		not_ok "$1 ($(pgrep -fc "$tag") left)"
+		pkill -f "$tag-spawner"
+		pkill -f "$tag"
+	fi
+}
+gone_on_return "moat run: what the tool left behind is gone once moat returns"
 # One that forks as fast as it can while the session ends, so that a
 # process is being born as the leftovers are killed: none may survive.
 spawner() { # NAME: a loop, NAME-spawner, leaving a NAME-spawn a turn
@@ -118,13 +123,7 @@ sleep 0.1
 pkill -f "$tag-control-spawn"
 run "$MOAT" run -- bash -c "$(spawner "$tag")"
 expect_out "moat run: the tool left a loop forking behind" '^STARTED$'
-if ! pgrep -f "$tag" >/dev/null; then
-	ok "moat run: a loop forking as the session ends leaves nothing once moat returns"
-else
-	not_ok "moat run: a loop forking as the session ends leaves nothing once moat returns ($(pgrep -f "$tag" | wc -l) left)"
-	pkill -f "$tag-spawner"
-	pkill -f "$tag"
-fi
+gone_on_return "moat run: a loop forking as the session ends leaves nothing once moat returns"
 printf '%s\n' "(trap '' HUP; exec -a $tag-shell sleep 300) </dev/null >/dev/null 2>&1 &" 'echo SHELL-BG' 'exit' >"$T/cmds"
 SHELL=/bin/bash "$MOAT" shell <"$T/cmds" >"$T/.out" 2>"$T/.err"
 sleep 0.3

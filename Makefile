@@ -85,7 +85,7 @@ MOAT_CC := musl-gcc -isystem $(B)/musl-include
 CRTBEGIN := $(shell $(CC) -print-file-name=crtbeginS.o)
 CRTEND := $(shell $(CC) -print-file-name=crtendS.o)
 LIBGCC := $(shell $(CC) -print-libgcc-file-name)
-LINK = $(CC) -static-pie -nostdlib $(LDHARDEN_Linux) -o $@ $(MUSL_LIB)/rcrt1.o $(MUSL_LIB)/crti.o \
+LINK = $(CC) -static-pie -nostdlib $(LDHARDEN_Linux) $(LDFLAGS) -o $@ $(MUSL_LIB)/rcrt1.o $(MUSL_LIB)/crti.o \
 	$(CRTBEGIN) $^ -L$(MUSL_LIB) -lc $(LIBGCC) $(CRTEND) $(MUSL_LIB)/crtn.o
 LINK_STATIC = $(LINK)
 else ifeq ($(LIBC),glibc)

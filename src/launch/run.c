@@ -163,6 +163,9 @@ static int supervise(pid_t tool, int events, int control)
  * namespace holds nothing but the supervisor. __WALL: a child cloned
  * with no exit signal is reaped too. Anywhere but as PID 1, kill(-1)
  * would reach every process of the user: never. */
+#ifndef __WALL
+#define __WALL 0 /* not Linux: no namespace, never called */
+#endif
 static void end_namespace(void)
 {
 	if (getpid() != 1)

@@ -2,12 +2,15 @@
  *
  *   timeit [-n ROUNDS] [-w WARMUP] [-p PREP] [-v] ::: NAME [VAR=VAL...] CMD [ARG...] ::: ...
  *
- * Every round runs each variant once, in an order that rotates from round to
- * round (AB BA AB ...), so noise on a shared machine lands on all variants
- * alike. PREP, when given, runs through /bin/sh -c before every timed run
- * and is not timed (e.g. "make clean"). VAR=VAL words before CMD change the
- * variant's environment only; CMD without a slash is searched on the
- * variant's PATH, like env(1).
+ * Every round runs each variant once, in an order shuffled afresh each
+ * round (from a fixed seed, so runs repeat), so noise on a shared machine
+ * lands on all variants alike, and so does what one variant leaves behind
+ * for the next: caches another variant flushed, a namespace still being
+ * torn down. A rotating order kept each variant's predecessor fixed, which
+ * put 60 us on whichever variant followed the 1,000-grant one. PREP, when given, runs through
+ * /bin/sh -c before every timed run and is not timed (e.g. "make clean"). VAR=VAL words before CMD
+ * change the variant's environment only; CMD without a slash is searched on the variant's PATH,
+ * like env(1).
  *
  * Output, one line per variant, tab-separated, times in microseconds:
  *   NAME  median  p25  p75  paired  n  cpu
@@ -20,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +165,21 @@ static double quantile(const double *s, int n, double q)
 	return r;
 }
 
+/* Fisher-Yates with xorshift64 from a fixed seed: the same orders every
+ * run, no two rounds alike. */
+static void shuffle(int *a, int n)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15u;
+	for (int i = n - 1; i > 0; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int j = (int)(x % (uint64_t)(i + 1)), t = a[i];
+		a[i] = a[j];
+		a[j] = t;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = 500, warmup = 10, verbose = 0;
@@ -205,10 +224,13 @@ int main(int argc, char **argv)
 	if (!nv)
 		die("%s", "no variants (::: NAME CMD ...)");
 
+	int *order = xcalloc((size_t)nv, sizeof(int));
+	for (int k = 0; k < nv; k++)
+		order[k] = k;
 	for (int r = -warmup; r < rounds; r++) {
+		shuffle(order, nv);
 		for (int k = 0; k < nv; k++) {
-			/* Rotate the order so no variant always runs first. */
-			struct variant *v = &vs[((r < 0 ? -r : r) + k) % nv];
+			struct variant *v = &vs[order[k]];
 			if (prep && run_prep(prep) != 0)
 				die("prep command failed: %s", prep);
 			double cpu;

@@ -7,10 +7,12 @@
  * lands on all variants alike, and so does what one variant leaves behind
  * for the next: caches another variant flushed, a namespace still being
  * torn down. A rotating order kept each variant's predecessor fixed, which
- * put 60 us on whichever variant followed the 1,000-grant one. PREP, when given, runs through
- * /bin/sh -c before every timed run and is not timed (e.g. "make clean"). VAR=VAL words before CMD
- * change the variant's environment only; CMD without a slash is searched on the variant's PATH,
- * like env(1).
+ * put 60 us on whichever variant followed the 1,000-grant one.
+ *
+ * PREP, when given, runs through /bin/sh -c before every timed run and is
+ * not timed (e.g. "make clean"). VAR=VAL words before CMD change the
+ * variant's environment only; CMD without a slash is searched on the
+ * variant's PATH, like env(1).
  *
  * Output, one line per variant, tab-separated, times in microseconds:
  *   NAME  median  p25  p75  paired  n  cpu

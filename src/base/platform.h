@@ -33,6 +33,15 @@ char *platform_self_exe(void);
  * NULL with errno on failure. */
 char *platform_canonical_path(const char *path);
 
+/* The same, and a descriptor of the file (O_LOOKUP, close-on-exec) that
+ * later lookups below it start from, so a root 128 directories deep is
+ * walked once, not once per use. A path that is absolute and normal already
+ * (as moat sets MOAT_ROOT) is checked in that one lookup: opened refusing
+ * every symlink, it is its own canonical path. *canon is the caller's to
+ * free; -1 with errno and *canon NULL on failure; on macOS -1 and *canon
+ * set: no descriptor, name it by path. */
+int platform_open_canonical(const char *path, char **canon);
+
 /* Close every descriptor from lowfd up: a descriptor to a file outside the
  * root would be a hole the sandbox cannot close. */
 void platform_close_from(int lowfd);

@@ -28,6 +28,12 @@ char *platform_canonical_path(const char *path)
 	return realpath(path, NULL);
 }
 
+int platform_open_canonical(const char *path, char **canon)
+{
+	*canon = realpath(path, NULL);
+	return -1;
+}
+
 int platform_open_beneath(const char *dir, const char *rel)
 {
 	/* No openat2 on macOS: refuse any symlink on the way instead. */

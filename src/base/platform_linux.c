@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "base/platform.h"
 
 /* What the kernel names a /proc magic link (canonical already), or
@@ -33,18 +34,6 @@ char *platform_self_exe(void)
 	return proc_link_path("/proc/self/exe", "/proc/self/exe");
 }
 
-char *platform_canonical_path(const char *path)
-{
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	char link[32];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	char *canon = proc_link_path(link, path);
-	close(fd);
-	return canon;
-}
-
 #ifndef SYS_openat2
 #define SYS_openat2 437
 #endif
@@ -55,6 +44,50 @@ char *platform_canonical_path(const char *path)
 struct moat_open_how {
 	uint64_t flags, mode, resolve;
 };
+
+/* path, when it is absolute, normal and free of symlinks; else -1. */
+static int open_if_canonical(const char *path)
+{
+	char *norm = path[0] == '/' && !path_has_dotdot(path) ? path_normalize(path) : NULL;
+	bool normal = norm && strcmp(norm, path) == 0;
+	free(norm);
+	if (!normal)
+		return -1;
+	struct moat_open_how how = {.flags = O_PATH | O_CLOEXEC,
+	                            .resolve = MOAT_RESOLVE_NO_SYMLINKS};
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+int platform_open_canonical(const char *path, char **canon)
+{
+	int fd = open_if_canonical(path);
+	if (fd >= 0) {
+		*canon = strdup(path);
+	} else if ((fd = open(path, O_PATH | O_CLOEXEC)) >= 0) {
+		char link[32];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		*canon = proc_link_path(link, path);
+	} else {
+		*canon = NULL;
+		return -1;
+	}
+	if (!*canon) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+char *platform_canonical_path(const char *path)
+{
+	char *canon;
+	int fd = platform_open_canonical(path, &canon);
+	if (fd >= 0)
+		close(fd);
+	return canon;
+}
 
 static int openat2_in(const char *dir, const char *rel, uint64_t flags, uint64_t resolve)
 {

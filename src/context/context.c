@@ -241,7 +241,7 @@ static void gather_etc_links(struct context *c)
 
 int context_init(struct context *c, const char *root, const char *home, struct error *err)
 {
-	*c = (struct context){0};
+	*c = (struct context){.root_fd = -1};
 	c->root = xstrdup(root);
 	char *home_canon = realpath(home, NULL);
 	c->home = home_canon ? home_canon : path_normalize(home);
@@ -293,6 +293,8 @@ void context_free(struct context *c)
 	for (size_t i = 0; i < c->nsockets; i++)
 		free(c->sockets[i]);
 	free(c->sockets);
+	if (c->root && c->root_fd >= 0) /* never initialised: all zero */
+		close(c->root_fd);
 	free(c->root);
 	free(c->home);
 	for (size_t i = 0; i < c->netc_links; i++)

@@ -11,8 +11,11 @@
 #include "profile/profile.h"
 
 struct context {
-	char *root; /* canonical project root */
-	char *home; /* the real HOME, canonical when it exists */
+	char *root;  /* canonical project root */
+	int root_fd; /* a descriptor of it (O_LOOKUP) lookups below it start
+	              * from, or -1: the wrapper resolved MOAT_ROOT once
+	              * (platform_open_canonical); elsewhere it is named */
+	char *home;  /* the real HOME, canonical when it exists */
 	char *etc_links[16];
 	size_t netc_links;
 	char **shell_dirs; /* canonical */

@@ -373,12 +373,14 @@ static void protect_gitfile(struct scan *sc, const char *file)
  * squared, and a descriptor per level (openat "..", fstatat, close) three
  * calls a level: a root 128 directories deep took 1.2 ms that way. Batches
  * of 8 took 76 us for 145 levels, of 32 86 us (a process's first walk).
- * The directory is a prefix of root, cut in place: no allocation a level. */
+ * The directory is a prefix of root, cut in place: no allocation a level;
+ * the walk starts from root_fd where there is one, not a lookup of its own. */
 enum { UP_BATCH = 8 };
-static char *find_dotgit(const char *root, struct stat *st)
+static char *find_dotgit(const char *root, int root_fd, struct stat *st)
 {
 	char rel[3 * UP_BATCH + sizeof ".git"];
-	int fd = open(root, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
+	int fd = root_fd >= 0 ? fcntl(root_fd, F_DUPFD_CLOEXEC, 0)
+	                      : open(root, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
 	char *dir = xstrdup(root);
 	size_t len = strlen(dir), up = 0; /* rel climbs up levels above fd */
 	while (fd >= 0) {
@@ -414,7 +416,7 @@ static char *find_dotgit(const char *root, struct stat *st)
 static void protect_repository(const struct context *c, struct profile *p)
 {
 	struct stat st;
-	cleanup_free char *dir = find_dotgit(c->root, &st);
+	cleanup_free char *dir = find_dotgit(c->root, c->root_fd, &st);
 	cleanup_free char *dotgit = dir ? path_join(dir, ".git") : NULL;
 	cleanup_free char *canon = dotgit ? realpath(dotgit, NULL) : NULL;
 	if (!canon)

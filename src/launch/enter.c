@@ -31,10 +31,15 @@ static int confirm(struct launch *l, struct error *err)
 
 /* $root/.moat/tmp and $root/.moat/.gitignore ("*"). Made once the sandbox
  * is applied, so a symlink planted by sandboxed code at .moat cannot steer
- * these writes outside the root; never follows symlinks anyway. */
-static int make_tmpdir(const char *root, struct error *err)
+ * these writes outside the root; never follows symlinks anyway. From the
+ * root's descriptor where there is one: Landlock judges each call when it
+ * is made, and a mount namespace entered since leaves the directory the
+ * same. */
+static int make_tmpdir(const struct context *c, struct error *err)
 {
-	cleanup_close int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *root = c->root;
+	cleanup_close int rootfd = c->root_fd >= 0 ? fcntl(c->root_fd, F_DUPFD_CLOEXEC, 0)
+	                                           : open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return error_set(err, "cannot open '%s': %s", root, strerror(errno));
 	if (mkdirat(rootfd, ".moat", 0755) < 0 && errno != EEXIST)
@@ -168,7 +173,8 @@ static int confine(struct launch *l, struct error *err)
 		return -1;
 	if (protect > 0)
 		launch_warn_unprotected(l);
-	if (sandbox_apply(&l->profile, &l->support, err) < 0 || make_tmpdir(l->ctx.root, err) < 0)
+	if (sandbox_apply(&l->profile, &l->support, l->ctx.root_fd, err) < 0 ||
+	    make_tmpdir(&l->ctx, err) < 0)
 		return -1;
 	apply_profile_env(&l->profile);
 	return 0;

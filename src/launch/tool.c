@@ -30,10 +30,17 @@ static int read_root(struct launch *l, struct error *err)
 	const char *home = context_real_home(err);
 	if (!home)
 		return -1;
-	cleanup_free char *canon = platform_canonical_path(root);
+	cleanup_free char *canon = NULL;
+	int fd = platform_open_canonical(root, &canon);
 	if (!canon)
 		return error_set(err, "cannot use MOAT_ROOT='%s': %s", root, strerror(errno));
-	return context_init(&l->ctx, canon, home, err);
+	if (context_init(&l->ctx, canon, home, err) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	l->ctx.root_fd = fd;
+	return 0;
 }
 
 /* Only shells of the shell directories (MOAT_SHELLS_PATH) and the nix store

@@ -116,9 +116,14 @@ void sandbox_note_own_pids(struct sandbox_support *s)
  * unless one was swapped in since, say by a process left from an earlier
  * run. So it is opened refusing every symlink: the rule is on what was
  * checked, or there is no rule (ELOOP, below). The fixed paths are root's
- * and followed: /bin is a link to /usr/bin on a merged-/usr system. */
-static int open_rule_path(const struct rule *r)
+ * and followed: /bin is a link to /usr/bin on a merged-/usr system. The
+ * root, where the caller opened it already, is that descriptor: what its
+ * canonical name was taken from, one lookup fewer of a path that may be
+ * 128 directories deep. */
+static int open_rule_path(const struct rule *r, const char *root, int root_fd)
 {
+	if (root_fd >= 0 && r->origin == ORIGIN_ROOT && strcmp(r->path, root) == 0)
+		return fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
 	bool fixed = r->origin == ORIGIN_SYSTEM || r->origin == ORIGIN_DEVICE ||
 	             r->origin == ORIGIN_TERMINAL || r->origin == ORIGIN_PRIVATE;
 	if (fixed || r->path[0] != '/')
@@ -129,9 +134,10 @@ static int open_rule_path(const struct rule *r)
 /* 0 when no rule was made (the path is not there) or one on a file, or
  * with fewer rights than asked for; 1 for a directory rule with them all; -1
  * on error. */
-static int add_rule(int ruleset, const struct rule *r, uint64_t handled, struct error *err)
+static int add_rule(int ruleset, const struct rule *r, const struct profile *p, int root_fd,
+                    uint64_t handled, struct error *err)
 {
-	cleanup_close int fd = open_rule_path(r);
+	cleanup_close int fd = open_rule_path(r, p->root, root_fd);
 	if (fd < 0) {
 		/* A path that does not exist gets no rule: it is simply not there;
 		 * nor does one that now passes through a symlink. */
@@ -191,7 +197,8 @@ static bool covered_by_usr(const struct rule *r, unsigned usr_access)
 	return lstat(usr_path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err)
+int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int root_fd,
+                  struct error *err)
 {
 	struct ll_ruleset_attr attr = {.handled_access_fs = landlock_fs_rights_for_abi(s->abi)};
 	if (s->abi >= 6)
@@ -216,7 +223,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, stru
 			landlock_note("covered", r->path, r->access);
 			continue;
 		}
-		int added = add_rule(ruleset, r, attr.handled_access_fs, err);
+		int added = add_rule(ruleset, r, p, root_fd, attr.handled_access_fs, err);
 		if (added < 0)
 			return -1;
 		if (added > 0 && r->origin == ORIGIN_SYSTEM && strcmp(r->path, "/usr") == 0)

@@ -29,8 +29,10 @@ void sandbox_note_own_pids(struct sandbox_support *s);
 
 /* Confine the calling process (and all it will exec) to the profile:
  * no_new_privs, the seccomp filter, then one Landlock ruleset. Must be called
- * single-threaded, right before exec. */
-int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err);
+ * single-threaded, right before exec. root_fd, when not -1, is p->root
+ * opened already (context.h): its rule is made on that, not on a lookup. */
+int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int root_fd,
+                  struct error *err);
 
 /* Start a session's first process, which runs fn(arg) and exits with what
  * it returns. With want_isolation it gets its own world where the kernel

@@ -124,9 +124,11 @@ bool sandbox_isolation_works(void)
 	return false;
 }
 
-int sandbox_apply(const struct profile *p, const struct sandbox_support *s, struct error *err)
+int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int root_fd,
+                  struct error *err)
 {
 	(void)s;
+	(void)root_fd;
 	struct libsandbox ls;
 	if (load_libsandbox(&ls, err) < 0)
 		return -1;

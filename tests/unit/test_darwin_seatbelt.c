@@ -59,7 +59,7 @@ static int confined_child(const char *root, const char *home, const char *secret
 	if (context_init(&c, root, home, &err) < 0 ||
 	    context_build_profile(&c, context_platform(), &p, &err) < 0)
 		return PROFILE_FAILED;
-	if (sandbox_apply(&p, s, &err) < 0)
+	if (sandbox_apply(&p, s, -1, &err) < 0)
 		return APPLY_FAILED;
 	int failures = 0;
 	cleanup_free char *made = path_join(root, "made");

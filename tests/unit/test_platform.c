@@ -49,15 +49,30 @@ static void test_canonical_path(void)
 		n += snprintf(deep + n, sizeof(deep) - (size_t)n, "/d");
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && ln -s real '%s/link'", deep, top);
 	CHECK(system(cmd) == 0, "a tree 128 directories deep and a link to it");
-	const char *cases[] = {"/link/d/d", "/real/d/../d", "/link", "/real"};
+	const char *cases[] = {"/link/d/d", "/real/d/../d", "/link",   "/real",
+	                       "/real/./d", "/real//d",     "/real/d/"};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		snprintf(path, sizeof(path), "%s%s", top, cases[i]);
 		char *want = realpath(path, NULL), *got = platform_canonical_path(path);
 		CHECK(want && got && strcmp(want, got) == 0,
 		      "platform_canonical_path(TMP%s) is realpath's %s (got %s)", cases[i],
 		      want ? want : "NULL", got ? got : "NULL");
-		free(want);
 		free(got);
+#ifdef __linux__
+		/* The descriptor is of that file, and no tool inherits it (macOS
+		 * gives none). */
+		int fd = platform_open_canonical(path, &got);
+		struct stat a, b;
+		CHECK(fd >= 0 && got && want && strcmp(want, got) == 0 && fstat(fd, &a) == 0 &&
+		          stat(want, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev &&
+		          (fcntl(fd, F_GETFD) & FD_CLOEXEC),
+		      "platform_open_canonical(TMP%s): a close-on-exec descriptor of %s", cases[i],
+		      want ? want : "NULL");
+		if (fd >= 0)
+			close(fd);
+		free(got);
+#endif
+		free(want);
 	}
 	snprintf(path, sizeof(path), "%s/link%s", top, deep + strlen(top) + strlen("/real"));
 	char *want = realpath(path, NULL), *got = platform_canonical_path(path);
@@ -69,6 +84,11 @@ static void test_canonical_path(void)
 	got = platform_canonical_path(path);
 	CHECK(!got && errno == ENOENT, "a missing path has none (ENOENT)");
 	free(got);
+#ifdef __linux__
+	errno = 0;
+	CHECK(platform_open_canonical(path, &got) == -1 && !got && errno == ENOENT,
+	      "nor a descriptor (ENOENT)");
+#endif
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	CHECK(system(cmd) == 0, "the tree is removed");
 }

@@ -6,6 +6,7 @@
 
 #include "approvals/approvals.h"
 #include "base/fs.h"
+#include "base/platform.h"
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 
@@ -62,7 +63,7 @@ static int unapprove(const struct command *self, const struct cli_args *a,
 		return cli_fail(&err, 1);
 	cleanup_free char *root = NULL;
 	if (!all) {
-		root = dir ? realpath(dir, NULL) : fs_cwd(&err);
+		root = dir ? platform_canonical_path(dir) : fs_cwd(&err);
 		if (!root && dir)
 			root = fs_absolute(dir, &err);
 		if (!root)

@@ -6,6 +6,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
@@ -22,7 +23,7 @@ struct link_args {
  * that moat run computes from the current directory. */
 static char *link_dir(const char *dir, struct error *err)
 {
-	char *canon = realpath(dir, NULL);
+	char *canon = platform_canonical_path(dir);
 	if (canon)
 		return canon;
 	return fs_absolute(dir, err);
@@ -135,7 +136,7 @@ int cmd_detect(const struct cli_args *a, const struct global_opts *g)
 	if (!home)
 		return cli_fail(&err, 1);
 	const char *named = a->noperands ? a->operands[0] : NULL;
-	cleanup_free char *dir = named ? realpath(named, NULL) : fs_cwd(&err);
+	cleanup_free char *dir = named ? platform_canonical_path(named) : fs_cwd(&err);
 	if (!dir) {
 		if (named)
 			error_set(&err, "cannot use '%s': no such directory", named);

@@ -79,7 +79,7 @@ static char *find_binary(const char *bin, const char *wrapper, struct error *err
 		error_set(err, "'%s' is not an executable file", found);
 		return NULL;
 	}
-	cleanup_free char *canon = realpath(found, NULL);
+	cleanup_free char *canon = platform_canonical_path(found);
 	if (same_file(found, wrapper) || (canon && shell_is_wrapper(canon))) {
 		error_set(err, "'%s' is moat-wrapper itself", found);
 		error_hint(err, "name the real binary, e.g. /usr/bin/%s", path_basename(found));
@@ -361,7 +361,7 @@ static void warn_if_unrunnable(const char *path)
 	const char *tool = path_basename(path);
 	struct error err = {0};
 	/* Landlock judges the file a link leads to. */
-	cleanup_free char *real = realpath(path, NULL);
+	cleanup_free char *real = platform_canonical_path(path);
 	cleanup_free char *home = real ? settings_home(&err) : NULL;
 	cleanup_free char *cwd = home ? fs_cwd(&err) : NULL;
 	if (!cwd)

@@ -179,7 +179,7 @@ static char *wrapper_next_to_moat(void)
 	cleanup_free char *self = platform_self_exe();
 	cleanup_free char *dir = self ? path_dirname(self) : NULL;
 	cleanup_free char *wrapper = dir ? path_join(dir, "moat-wrapper") : NULL;
-	return wrapper ? realpath(wrapper, NULL) : NULL;
+	return wrapper ? platform_canonical_path(wrapper) : NULL;
 }
 
 void cli_nix_setup(const struct global_opts *g, bool dry_run)

@@ -6,6 +6,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "config/config.h"
 #include "context/context.h"
 #include "context/settings.h"
@@ -15,7 +16,7 @@ char *settings_home(struct error *err)
 	const char *home = context_real_home(err);
 	if (!home)
 		return NULL;
-	char *canon = realpath(home, NULL);
+	char *canon = platform_canonical_path(home);
 	return canon ? canon : path_normalize(home);
 }
 
@@ -37,7 +38,7 @@ int settings_edit(const char *home, settings_edit_fn *fn, void *arg, struct erro
 	int rc = fn(buf, len, path, home, arg, &out, err);
 	/* A config.zon that is a link into the user's dotfiles (stow, chezmoi)
 	 * stays one: the file it points at is replaced, not the link. */
-	cleanup_free char *target = realpath(path, NULL);
+	cleanup_free char *target = platform_canonical_path(path);
 	if (rc == 1 && fs_write_atomic(target ? target : path, out.buf, out.len, 0600, err) < 0)
 		rc = -1;
 	sb_release(&out);

@@ -230,7 +230,7 @@ static void gather_etc_links(struct context *c)
 		/* Only a symlink can lead outside /etc; most entries are not one. */
 		if (lstat(etc_needed[i], &st) < 0 || !S_ISLNK(st.st_mode))
 			continue;
-		char *target = realpath(etc_needed[i], NULL);
+		char *target = platform_canonical_path(etc_needed[i]);
 		if (target && !profile_defaults_read(context_platform(), target) &&
 		    !path_refusal(target))
 			c->etc_links[c->netc_links++] = target;
@@ -243,7 +243,7 @@ int context_init(struct context *c, const char *root, const char *home, struct e
 {
 	*c = (struct context){.root_fd = -1};
 	c->root = xstrdup(root);
-	char *home_canon = realpath(home, NULL);
+	char *home_canon = platform_canonical_path(home);
 	c->home = home_canon ? home_canon : path_normalize(home);
 	if (profile_refuse_root(c->root, c->home, err) < 0) {
 		context_free(c);
@@ -367,7 +367,7 @@ char *context_canonical_prefix(const char *path, struct error *err)
 	/* head is always a prefix of norm: shorten it until it exists ("/" does). */
 	cleanup_free char *head = xstrdup(norm);
 	for (;;) {
-		cleanup_free char *canon = realpath(head, NULL);
+		cleanup_free char *canon = platform_canonical_path(head);
 		if (canon) {
 			const char *rest = norm + strlen(head);
 			if (strcmp(canon, "/") == 0)

@@ -152,7 +152,8 @@ static void hint_grant_rule(const struct own_judge *j, const char *area, struct 
 		const struct config_allow *r = &j->cfg->allow[i];
 		for (size_t k = 0; r->write && k < r->npaths; k++) {
 			cleanup_free char *path = path_expand_tilde(r->paths[k], j->home);
-			cleanup_free char *canon = path[0] == '/' ? realpath(path, NULL) : NULL;
+			cleanup_free char *canon =
+			    path[0] == '/' ? platform_canonical_path(path) : NULL;
 			if (!canon || strcmp(canon, area) != 0)
 				continue;
 			error_hint(

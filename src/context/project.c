@@ -49,7 +49,7 @@ static char *find_top(const char *cwd, const char *home)
 void context_project_root(const char *cwd, const char *home, bool here, struct project_root *out)
 {
 	*out = (struct project_root){0};
-	cleanup_free char *home_canon = realpath(home, NULL);
+	cleanup_free char *home_canon = platform_canonical_path(home);
 	const char *h = home_canon ? home_canon : home;
 	char *top = here ? NULL : find_top(cwd, h);
 	if (top && strcmp(top, cwd) == 0) {

@@ -44,7 +44,7 @@ static void protect_path(struct profile *p, const char *path, enum protect_kind 
 static void protect_existing(struct profile *p, const char *path)
 {
 	struct stat st;
-	cleanup_free char *canon = realpath(path, NULL);
+	cleanup_free char *canon = platform_canonical_path(path);
 	if (canon && lstat(canon, &st) == 0 && exposed(p, canon))
 		protect_path(p, canon, PROTECT_READ_ONLY);
 }
@@ -144,7 +144,7 @@ static char *first_line(const char *path)
 static char *resolve(const char *dir, const char *path)
 {
 	cleanup_free char *full = path[0] == '/' ? xstrdup(path) : path_join(dir, path);
-	return realpath(full, NULL);
+	return platform_canonical_path(full);
 }
 
 /* What git's config files say about more files it runs or reads:
@@ -418,7 +418,7 @@ static void protect_repository(const struct context *c, struct profile *p)
 	struct stat st;
 	cleanup_free char *dir = find_dotgit(c->root, c->root_fd, &st);
 	cleanup_free char *dotgit = dir ? path_join(dir, ".git") : NULL;
-	cleanup_free char *canon = dotgit ? realpath(dotgit, NULL) : NULL;
+	cleanup_free char *canon = dotgit ? platform_canonical_path(dotgit) : NULL;
 	if (!canon)
 		return;
 	struct scan sc = {.p = p, .home = c->home, .top = dir};

@@ -7,6 +7,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "base/xdg.h"
 
 char *settings_path(const char *home)
@@ -54,7 +55,7 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 		struct stat st;
 		bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 		cleanup_free char *dir = path_dirname(path);
-		cleanup_free char *where = realpath(link ? path : dir, NULL);
+		cleanup_free char *where = platform_canonical_path(link ? path : dir);
 		if (where && path_is_under(where, root)) {
 			error_set(err, "refusing to use '%s': it is inside the sandbox root '%s'",
 			          path, root);
@@ -79,7 +80,7 @@ char **context_writable_areas(const char *root, const char *home, const struct c
 	for (size_t i = 0; i < cfg->nallow; i++) {
 		for (size_t j = 0; cfg->allow[i].write && j < cfg->allow[i].npaths; j++) {
 			cleanup_free char *path = path_expand_tilde(cfg->allow[i].paths[j], home);
-			char *canon = path[0] == '/' ? realpath(path, NULL) : NULL;
+			char *canon = path[0] == '/' ? platform_canonical_path(path) : NULL;
 			if (!canon)
 				continue;
 			areas = xrealloc_array(areas, *n + 2, sizeof(char *));
@@ -132,7 +133,7 @@ int context_add_config_sockets(struct context *c, const struct config *cfg, stru
 			err->status = EXIT_MOAT_FAILED;
 			return -1;
 		}
-		char *canon = realpath(path, NULL);
+		char *canon = platform_canonical_path(path);
 		if (canon)
 			context_add_socket(c, canon);
 		free(canon);

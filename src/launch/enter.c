@@ -112,7 +112,7 @@ static int apply_shell_env(const struct launch *l, struct error *err)
 static int exec_error(const struct launch *l, int e, struct error *err)
 {
 	error_set(err, "cannot run '%s': %s", l->exe, strerror(e));
-	cleanup_free char *canon = realpath(l->exe, NULL);
+	cleanup_free char *canon = platform_canonical_path(l->exe);
 	struct stat st;
 	if (e == EACCES && stat(l->exe, &st) == 0 && S_ISREG(st.st_mode) &&
 	    access(l->exe, X_OK) == 0 && canon && !path_is_under(canon, l->ctx.root)) {

@@ -25,7 +25,7 @@ static char *find_wrapper(void)
 		return NULL;
 	cleanup_free char *dir = path_dirname(self);
 	cleanup_free char *wrapper = path_join(dir, "moat-wrapper");
-	return realpath(wrapper, NULL);
+	return platform_canonical_path(wrapper);
 }
 
 /* The moat-wrappers a shell's tools lead to: every bin/ entry must lead to
@@ -144,7 +144,7 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
 static char *unwrap_tool(const struct launch *l, char *exe)
 {
 	(void)l;
-	cleanup_free char *canon = realpath(exe, NULL);
+	cleanup_free char *canon = platform_canonical_path(exe);
 	if (!canon || !shell_is_wrapper(canon))
 		return exe;
 	cleanup_free char *bin_dir = path_dirname(exe);
@@ -285,7 +285,7 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 	 * tool of a shell not named here then fails on its manifest, clearly. */
 	cleanup_free char *data = xdg_moat_dir(XDG_DATA, l->ctx.home);
 	cleanup_free char *copy = path_join(data, "moat-wrapper");
-	cleanup_free char *copy_canon = realpath(copy, NULL);
+	cleanup_free char *copy_canon = platform_canonical_path(copy);
 	if (copy_canon && shell_is_wrapper(copy_canon))
 		context_add_wrapper(&l->ctx, copy_canon);
 	if (plan_load_config(l, err) < 0)

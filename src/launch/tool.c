@@ -53,7 +53,7 @@ static bool in_shells_path(const char *shell_dir, const char *home)
 	char **dirs = path_list_split(search, NULL);
 	bool found = false;
 	for (char **d = dirs; *d && !found; d++) {
-		cleanup_free char *canon = (*d)[0] == '/' ? realpath(*d, NULL) : NULL;
+		cleanup_free char *canon = (*d)[0] == '/' ? platform_canonical_path(*d) : NULL;
 		found = canon && path_is_under(shell_dir, canon) && strcmp(shell_dir, canon) != 0;
 	}
 	path_list_free(dirs);
@@ -63,7 +63,7 @@ static bool in_shells_path(const char *shell_dir, const char *home)
 static bool jailbreak_entry_matches(const char *entry, const struct tool *t, const char *real)
 {
 	if (strchr(entry, '/')) {
-		cleanup_free char *canon = realpath(entry, NULL);
+		cleanup_free char *canon = platform_canonical_path(entry);
 		return strcmp(entry, t->real) == 0 || (canon && real && strcmp(canon, real) == 0);
 	}
 	return *entry && strcmp(entry, t->name) == 0;
@@ -81,7 +81,7 @@ static bool jailbreak_wanted(const struct launch *l, const struct tool *t, const
 	const char *list = getenv(ENV_JAILBREAK);
 	if (!list || !*list)
 		return false;
-	cleanup_free char *real = realpath(t->real, NULL);
+	cleanup_free char *real = platform_canonical_path(t->real);
 	char **entries = path_list_split(list, NULL);
 	bool match = false;
 	for (char **e = entries; *e && !match; e++)

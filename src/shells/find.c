@@ -6,6 +6,7 @@
 #include "base/envvars.h"
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/platform.h"
 #include "base/strbuf.h"
 #include "base/xdg.h"
 #include "shells/nix.h"
@@ -145,10 +146,10 @@ static bool has_relative_entry(const char *list)
 	return relative;
 }
 
-static int resolve_realpath(const char *path, char **canon, void *arg, struct error *err)
+static int resolve_canonical(const char *path, char **canon, void *arg, struct error *err)
 {
 	(void)arg, (void)err;
-	*canon = realpath(path, NULL);
+	*canon = platform_canonical_path(path);
 	return 0;
 }
 
@@ -159,7 +160,7 @@ int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, vo
 	if (strchr(name, '#'))
 		return nix_shell_find(name, dir, NULL, err);
 	if (!resolve)
-		resolve = resolve_realpath;
+		resolve = resolve_canonical;
 	if (strchr(name, '/')) {
 		cleanup_free char *abs = fs_absolute(name, err);
 		cleanup_free char *canon = NULL;

@@ -120,7 +120,7 @@ static char *canonical_flake(const char *ref, struct error *err)
 	bool relative = p[0] == '.' || (*scheme && p[0] != '/');
 	if (!relative || strchr(p, '?'))
 		return xstrdup(ref);
-	cleanup_free char *abs = realpath(p, NULL);
+	cleanup_free char *abs = platform_canonical_path(p);
 	if (!abs) {
 		error_set(err, "cannot use flake '%s': %s", ref, strerror(errno));
 		return NULL;
@@ -141,7 +141,7 @@ static char *installed_flake(void)
 		cleanup_free char *dir = path_join(bindir, cands[i]);
 		cleanup_free char *file = path_join(dir, "flake.nix");
 		if (fs_exists(file))
-			return realpath(dir, NULL);
+			return platform_canonical_path(dir);
 	}
 	return NULL;
 }
@@ -229,8 +229,8 @@ static struct {
 /* Could sandboxed code have put (or redirected) this nix there? */
 static bool planted(const char *dir, const char *bin, char **why)
 {
-	cleanup_free char *cdir = realpath(dir, NULL);
-	cleanup_free char *cbin = realpath(bin, NULL);
+	cleanup_free char *cdir = platform_canonical_path(dir);
+	cleanup_free char *cbin = platform_canonical_path(bin);
 	if (!feedback.writable)
 		return false;
 	if (cdir && feedback.writable(cdir, false, why))

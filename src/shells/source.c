@@ -65,11 +65,11 @@ static char *git_top(const char *dir)
 
 static int fill(struct flake_local *out, const char *root, const char *subdir, bool git)
 {
-	cleanup_free char *croot = realpath(root, NULL);
+	cleanup_free char *croot = platform_canonical_path(root);
 	if (!croot)
 		return 0;
 	cleanup_free char *dir = *subdir ? path_join(croot, subdir) : xstrdup(croot);
-	cleanup_free char *cdir = realpath(dir, NULL);
+	cleanup_free char *cdir = platform_canonical_path(dir);
 	if (!cdir || !path_is_under(cdir, croot))
 		return 0;
 	size_t n = strlen(croot);
@@ -99,7 +99,7 @@ int flake_local_parse(const char *ref, struct flake_local *out)
 	if (copy[0] != '/')
 		return 0;
 	/* A bare path: nix looks for .git from the flake's directory up. */
-	cleanup_free char *dir = realpath(copy, NULL);
+	cleanup_free char *dir = platform_canonical_path(copy);
 	if (!dir)
 		return 0;
 	cleanup_free char *top = git_top(dir);

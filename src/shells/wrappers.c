@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/path.h"
+#include "base/platform.h"
 #include "base/strbuf.h"
 #include "shells/shells.h"
 
@@ -63,7 +64,7 @@ static const char *judge_link(struct bin_check *c, const char *bin, const char *
 	c->last_target = xstrdup(target);
 	c->last_why = NULL;
 	cleanup_free char *link = path_join(bin, name);
-	cleanup_free char *canon = realpath(link, NULL);
+	cleanup_free char *canon = platform_canonical_path(link);
 	if (!canon)
 		c->last_why = xasprintf("a link to %s, which %s", target,
 		                        errno == ENOENT ? "is not there" : strerror(errno));

@@ -34,7 +34,7 @@ static int fail(const struct error *err, int status)
 static bool try_tool_link(const char *link, struct tool *t, struct error *err, bool *have_err)
 {
 	cleanup_free char *dir = path_dirname(link);
-	cleanup_free char *dir_canon = realpath(dir, NULL);
+	cleanup_free char *dir_canon = platform_canonical_path(dir);
 	if (!dir_canon) {
 		if (!*have_err)
 			error_set(err, "cannot resolve '%s': %s", dir, strerror(errno)),
@@ -133,7 +133,7 @@ static int check_not_wrapper(const struct tool *t, struct error *err)
 	 * (moat wrap installs one per user): a link is followed to its name. */
 	struct stat link;
 	cleanup_free char *canon = lstat(t->real, &link) == 0 && S_ISLNK(link.st_mode)
-	                               ? realpath(t->real, NULL)
+	                               ? platform_canonical_path(t->real)
 	                               : xstrdup(t->real);
 	if ((t->self && stat(t->self, &self) == 0 && real.st_dev == self.st_dev &&
 	     real.st_ino == self.st_ino) ||

@@ -14,21 +14,51 @@
 #define BELOW_MAX_ENTRIES 20000
 #define BELOW_MAX_DEPTH   16
 
+/* Directories seen to hold no .moat/, nor any above them, this process.
+ * moat judges its config, state and data directories and its binaries one
+ * after another, and they share most of their ancestors. Such a directory
+ * gains a .moat/ only by the user's hand or inside a writable area, which
+ * context_writable_place judges first: the answer does not go stale. */
+static char *clean_dirs[32];
+static size_t nclean_dirs;
+
+static bool known_clean(const char *dir)
+{
+	for (size_t i = 0; i < nclean_dirs; i++)
+		if (strcmp(clean_dirs[i], dir) == 0)
+			return true;
+	return false;
+}
+
 static bool past_root_above(const char *path, char **why)
 {
-	cleanup_free char *dir = xstrdup(path);
-	for (;;) {
+	char *seen[64];
+	size_t nseen = 0;
+	char *dir = xstrdup(path);
+	bool found = false;
+	while (!known_clean(dir)) {
 		cleanup_free char *marker = path_join(dir, ".moat");
 		if (fs_is_dir(marker)) {
 			*why = xasprintf("under %s, a past sandbox root (it has .moat/)", dir);
-			return true;
+			found = true;
+			break;
 		}
-		if (strcmp(dir, "/") == 0)
-			return false;
-		char *up = path_dirname(dir);
-		free(dir);
-		dir = up;
+		char *up = strcmp(dir, "/") == 0 ? NULL : path_dirname(dir);
+		if (nseen < ARRAY_LEN(seen))
+			seen[nseen++] = dir;
+		else
+			free(dir);
+		if (!(dir = up))
+			break;
 	}
+	free(dir);
+	for (size_t i = 0; i < nseen; i++) {
+		if (!found && nclean_dirs < ARRAY_LEN(clean_dirs))
+			clean_dirs[nclean_dirs++] = seen[i];
+		else
+			free(seen[i]);
+	}
+	return found;
 }
 
 struct below {

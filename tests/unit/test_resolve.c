@@ -5,9 +5,11 @@
  * part judged all the same. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/util.h"
 #include "context/context.h"
+#include "context/writable.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/moat-test-resolve.XXXXXX";
@@ -88,6 +90,28 @@ static void test_absent(void)
 	free(real_dir);
 }
 
+/* A directory under a past sandbox root is writable, one beside it not,
+ * however the judgements interleave: directories found clean are
+ * remembered (writable.c), and that must never hide a past root. */
+static void test_past_roots(void)
+{
+	sh("mkdir -p clean/a past/.moat past/b");
+	static const struct {
+		const char *rel;
+		bool writable;
+	} cases[] = {{"clean/a", false}, {"past/b", true}, {"clean/a", false},
+	             {"past", true},     {"clean", false}, {"past/b", true}};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *path = xasprintf("%s/%s", dir, cases[i].rel);
+		char *why = NULL;
+		bool w = context_writable_place(path, false, NULL, NULL, 0, &why);
+		CHECK(w == cases[i].writable && (!w || (why && strstr(why, "past sandbox root"))),
+		      "%s is %s (%s)", cases[i].rel,
+		      cases[i].writable ? "writable" : "not writable", why ? why : "-");
+		free(path), free(why);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -123,6 +147,7 @@ int main(void)
 	CHECK(resolve("loop1", &canon) == 0 && !canon && errno == ELOOP,
 	      "a loop of links: NULL, ELOOP");
 	test_absent();
+	test_past_roots();
 	sh("cd .. && rm -rf \"$OLDPWD\"");
 	return tap_done();
 }

@@ -63,7 +63,7 @@ int platform_open_canonical(const char *path, char **canon)
 	int fd = open_if_canonical(path);
 	if (fd >= 0) {
 		*canon = strdup(path);
-	} else if ((fd = open(path, O_PATH | O_CLOEXEC)) >= 0) {
+	} else if ((fd = openat(AT_FDCWD, path, O_PATH | O_CLOEXEC)) >= 0) {
 		char link[32];
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 		*canon = proc_link_path(link, path);
@@ -105,7 +105,7 @@ static int openat2_in(const char *dir, const char *rel, uint64_t flags, uint64_t
 	} else {
 		/* O_PATH: a sandboxed caller may not read dir (say "/"), only
 		 * below it. */
-		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		dfd = openat(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
 			return -1;
 		path = rel;
@@ -148,7 +148,7 @@ static int walk_no_symlinks(const char *dir, const char *rel, int last_flags)
 		errno = rel[0] ? EXDEV : ENOENT;
 		return -1;
 	}
-	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (const char *p = rel; fd >= 0 && *p;) {
 		size_t len = strcspn(p, "/");
 		char name[NAME_MAX + 1];
@@ -199,7 +199,7 @@ int platform_exec_file(const char *path, bool no_symlinks, char *const *argv)
 {
 	int fd = no_symlinks && path[0] == '/'
 	             ? platform_open_path_no_symlinks("/", path[1] ? path + 1 : ".")
-	             : open(path, O_PATH | O_CLOEXEC);
+	             : openat(AT_FDCWD, path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	struct stat st;

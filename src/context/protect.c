@@ -380,7 +380,7 @@ static char *find_dotgit(const char *root, int root_fd, struct stat *st)
 {
 	char rel[3 * UP_BATCH + sizeof ".git"];
 	int fd = root_fd >= 0 ? fcntl(root_fd, F_DUPFD_CLOEXEC, 0)
-	                      : open(root, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
+	                      : openat(AT_FDCWD, root, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
 	char *dir = xstrdup(root);
 	size_t len = strlen(dir), up = 0; /* rel climbs up levels above fd */
 	while (fd >= 0) {

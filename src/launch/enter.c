@@ -38,8 +38,9 @@ static int confirm(struct launch *l, struct error *err)
 static int make_tmpdir(const struct context *c, struct error *err)
 {
 	const char *root = c->root;
-	cleanup_close int rootfd = c->root_fd >= 0 ? fcntl(c->root_fd, F_DUPFD_CLOEXEC, 0)
-	                                           : open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cleanup_close int rootfd = c->root_fd >= 0
+	                               ? fcntl(c->root_fd, F_DUPFD_CLOEXEC, 0)
+	                               : openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return error_set(err, "cannot open '%s': %s", root, strerror(errno));
 	if (mkdirat(rootfd, ".moat", 0755) < 0 && errno != EEXIST)
@@ -135,7 +136,7 @@ static int exec_error(const struct launch *l, int e, struct error *err)
  * at the terminal still reaches it. */
 static void leave_terminal(void)
 {
-	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(AT_FDCWD, "/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	ioctl(fd, TIOCNOTTY);

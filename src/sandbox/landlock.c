@@ -127,7 +127,7 @@ static int open_rule_path(const struct rule *r, const char *root, int root_fd)
 	bool fixed = r->origin == ORIGIN_SYSTEM || r->origin == ORIGIN_DEVICE ||
 	             r->origin == ORIGIN_TERMINAL || r->origin == ORIGIN_PRIVATE;
 	if (fixed || r->path[0] != '/')
-		return open(r->path, O_PATH | O_CLOEXEC);
+		return openat(AT_FDCWD, r->path, O_PATH | O_CLOEXEC);
 	return platform_open_path_no_symlinks("/", r->path + 1);
 }
 
@@ -260,7 +260,7 @@ const char *sandbox_socket_warning(const struct profile *p, const struct sandbox
 /* Refused to us although an unconfined process could open it? */
 static bool refused(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
 		return false;
@@ -282,7 +282,7 @@ bool sandbox_already_confined(const char *root, const char *home)
 	struct stat st;
 	if (home && stat(home, &st) == 0 && !refused(home))
 		return false;
-	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	close(fd);

@@ -289,6 +289,10 @@ static int by_nr(const void *a, const void *b)
  * compiles every instruction at attach, and there were 26 such returns. */
 static void emit_search(struct prog *p, const struct nr_target *t, size_t n)
 {
+	if (n == 0) {
+		ret(p, SECCOMP_RET_ALLOW); /* never fall through into what follows */
+		return;
+	}
 	if (n <= 3) {
 		for (size_t i = 0; i < n; i++)
 			jeq(p, t[i].nr, t[i].to, i + 1 < n ? L_NEXT : L_ALLOW);

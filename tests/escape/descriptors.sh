@@ -49,6 +49,14 @@ if [ -x "$SHELLDIR/bin/sh" ]; then
 	run env MOAT_ROOT="$PROJ" "$SHELLDIR/bin/cat" /proc/self/fd/7 7<"$KEY"
 	expect_refused "moat-wrapper: but reopening it through /proc/self/fd/7 is judged by path and refused" DECOY-SSH-KEY
 	expect_denied "moat-wrapper: and the key itself stays denied by path" env MOAT_ROOT="$PROJ" "$SHELLDIR/bin/cat" "$KEY"
+	# What the wrapper opens for itself (the root's descriptor, the
+	# ruleset) stays behind: the tool sees what it sees unwrapped.
+	run sh -c 'ls /proc/self/fd/' 7<"$KEY"
+	unwrapped=$(tr -s ' \n' ' ' <"$T/.out")
+	run env MOAT_ROOT="$PROJ" "$SHELLDIR/bin/sh" -c 'ls /proc/self/fd/' 7<"$KEY"
+	[ -n "$unwrapped" ] && [ "$(tr -s ' \n' ' ' <"$T/.out")" = "$unwrapped" ] &&
+		ok "moat-wrapper: the tool gets no descriptor of the wrapper's own ($unwrapped)" ||
+		{ not_ok "moat-wrapper: the tool gets no descriptor of the wrapper's own (unwrapped: $unwrapped)" && _show wrapper-fds; }
 	if [ -x "$SHELLDIR/bin/make" ]; then
 		mkdir -p "$PROJ/sub"
 		printf 'all: a b\na b:\n\t@echo sub-$@ $(findstring jobserver,$(MAKEFLAGS))\n' >"$PROJ/sub/Makefile"

@@ -79,6 +79,16 @@ static void test_canonical_path(void)
 	CHECK(want && got && strcmp(want, got) == 0, "and of a path 128 directories deep");
 	free(want);
 	free(got);
+	/* Relative to the current directory, as realpath takes it (moat link DIR). */
+	char cwd[PATH_MAX];
+	if (getcwd(cwd, sizeof(cwd)) && chdir(top) == 0) {
+		want = realpath("link/d", NULL), got = platform_canonical_path("link/d");
+		CHECK(want && got && strcmp(want, got) == 0, "a relative path: %s",
+		      got ? got : "NULL");
+		free(want);
+		free(got);
+		CHECK(chdir(cwd) == 0, "back to %s", cwd);
+	}
 	snprintf(path, sizeof(path), "%s/missing", top);
 	errno = 0;
 	got = platform_canonical_path(path);

@@ -29,9 +29,14 @@ static char *proc_link_path(const char *link, const char *fallback)
 	return strdup(buf);
 }
 
+/* Read once: a process's executable is fixed until it execs, and a
+ * session asks for it three times (a /proc lookup each). */
 char *platform_self_exe(void)
 {
-	return proc_link_path("/proc/self/exe", "/proc/self/exe");
+	static char *self;
+	if (!self)
+		self = proc_link_path("/proc/self/exe", "/proc/self/exe");
+	return self ? strdup(self) : NULL;
 }
 
 #ifndef SYS_openat2

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
+#include "context/own.h"
 #include "context/settings.h"
 #include "context/writable.h"
 #include "shells/nix.h"
@@ -173,21 +174,12 @@ static int nix_consent(const struct nix_consent *c, struct error *err)
 	return -1;
 }
 
-/* The moat-wrapper next to moat, which a plain package's tools link to. */
-static char *wrapper_next_to_moat(void)
-{
-	cleanup_free char *self = platform_self_exe();
-	cleanup_free char *dir = self ? path_dirname(self) : NULL;
-	cleanup_free char *wrapper = dir ? path_join(dir, "moat-wrapper") : NULL;
-	return wrapper ? platform_canonical_path(wrapper) : NULL;
-}
-
 void cli_nix_setup(const struct global_opts *g, bool dry_run)
 {
 	static char *wrapper, *home;
 	struct error ignored;
 	if (!wrapper)
-		wrapper = wrapper_next_to_moat();
+		wrapper = own_wrapper_beside_moat(); /* a plain package's tools link to it */
 	if (!home)
 		home = settings_home(&ignored);
 	places.here = g->here;

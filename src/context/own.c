@@ -63,6 +63,18 @@ void own_gather(struct own_places *o, const char *home, unsigned kinds)
 	}
 }
 
+char *own_wrapper_beside_moat(void)
+{
+	static char *canon; /* found once: nix setup and the session both ask */
+	if (!canon) {
+		cleanup_free char *self = platform_self_exe();
+		cleanup_free char *dir = self ? path_dirname(self) : NULL;
+		cleanup_free char *wrapper = dir ? path_join(dir, "moat-wrapper") : NULL;
+		canon = wrapper ? platform_canonical_path(wrapper) : NULL;
+	}
+	return canon ? xstrdup(canon) : NULL;
+}
+
 static const char *consequence(enum own_kind kind);
 
 void own_gather_all(struct own_places *o, const char *home)

@@ -15,6 +15,11 @@
 #include "base/util.h"
 #include "config/config.h"
 
+/* The canonical path of the moat-wrapper installed beside the running
+ * moat (what a session's wrapped tools and nix's packages link to), or
+ * NULL. Caller frees. */
+char *own_wrapper_beside_moat(void);
+
 enum own_kind {
 	OWN_CONFIG = 1 << 0, /* $XDG_CONFIG_HOME/moat (config.zon), and where config.zon leads */
 	OWN_STATE = 1 << 1,  /* $XDG_STATE_HOME/moat: approvals, pins, nix shells */

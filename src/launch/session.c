@@ -16,18 +16,6 @@
 #include "launch/plan.h"
 #include "shells/shells.h"
 
-/* moat-wrapper installed next to moat, which wrapped tools inside the
- * session must be able to run. */
-static char *find_wrapper(void)
-{
-	cleanup_free char *self = platform_self_exe();
-	if (!self)
-		return NULL;
-	cleanup_free char *dir = path_dirname(self);
-	cleanup_free char *wrapper = path_join(dir, "moat-wrapper");
-	return platform_canonical_path(wrapper);
-}
-
 /* The moat-wrappers a shell's tools lead to: every bin/ entry must lead to
  * one (a dangling link would let the real tool run unconfined, silently),
  * each must be out of sandboxed code's reach like moat itself, and the
@@ -280,7 +268,8 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 	if (!home || choose_root(l, home, here, err) < 0)
 		return -1;
 	sb_addf(&l->notes, "root %s (home %s)\n", l->ctx.root, l->ctx.home);
-	l->ctx.wrapper = find_wrapper();
+	/* Wrapped tools inside the session must be able to run it. */
+	l->ctx.wrapper = own_wrapper_beside_moat();
 	/* The copy moat wrap links local shells to (cmd_wrap.c) runs too: a
 	 * tool of a shell not named here then fails on its manifest, clearly. */
 	cleanup_free char *data = xdg_moat_dir(XDG_DATA, l->ctx.home);

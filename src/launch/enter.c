@@ -162,6 +162,27 @@ void launch_warn_unprotected(const struct launch *l)
 	l->print_warnings(msg);
 }
 
+/* The wrapper looked the root up once, at its start (ctx.root_fd), and
+ * the root's Landlock rule comes from that descriptor; the protected paths
+ * were mounted just now, by path. Had the root been replaced in between
+ * (renamed away, another made in its place), the tool would be granted the
+ * old tree while the mounts guard the new one: the old tree's .git/hooks
+ * writable. Once the path names the descriptor's directory again, the
+ * mounts are on that tree, and move with it. */
+static int check_root_unmoved(const struct context *c, struct error *err)
+{
+	struct stat held, named;
+	if (c->root_fd < 0)
+		return 0;
+	if (fstat(c->root_fd, &held) == 0 && stat(c->root, &named) == 0 &&
+	    held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+		return 0;
+	error_set(err, "the sandbox root '%s' was moved or replaced while moat started", c->root);
+	error_hint(err, "run the command again");
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
+}
+
 /* The wrapper keeps the caller's descriptors (make passes its jobserver
  * that way); a session closed them all before it started. */
 static int confine(struct launch *l, struct error *err)
@@ -170,7 +191,7 @@ static int confine(struct launch *l, struct error *err)
 		leave_terminal();
 	/* A session bound its protected paths in its own world already. */
 	int protect = l->session ? 0 : sandbox_protect(&l->profile, err);
-	if (protect < 0)
+	if (protect < 0 || check_root_unmoved(&l->ctx, err) < 0)
 		return -1;
 	if (protect > 0)
 		launch_warn_unprotected(l);

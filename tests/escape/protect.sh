@@ -640,6 +640,52 @@ done
 cd "$T/hl" && run "$MOAT" run -- true && cd "$PROJ"
 expect_no_out "control: a session in an existing repository says nothing of the kind" "made the git repository|replaced the link"
 
+# --- the root replaced while the wrapper starts --------------------------
+# The wrapper looks the root up once, at its start, and grants that
+# directory; the protected paths are mounted later, by path. A root renamed
+# away with a new repository made in its place in between must not leave
+# the old tree's .git/hooks to the tool. strace holds the root's lookup
+# (the first openat2 of it) for some seconds once it has returned, and the
+# swap starts when strace's log shows that.
+RACE=$T/race
+PLANT_OLD="echo evil >$RACE.old/.git/hooks/pre-commit"
+# slow_root_lookup SECONDS CMD...: CMD with MOAT_ROOT=$RACE, whose lookup
+# of $RACE returns SECONDS late; strace logs it to $T/race.st.
+slow_root_lookup() {
+	local delay=$(($1 * 1000000))
+	shift
+	rm -f "$T/race.st"
+	run env MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f -P "$RACE" -e trace=openat2 \
+		-e inject=openat2:delay_exit=$delay:when=1 "$@"
+}
+swap_when_held() { # in the background: $RACE moved aside, a new repository in its place
+	for _ in $(seq 600); do
+		grep -q DELAYED "$T/race.st" 2>/dev/null && break
+		sleep 0.1
+	done
+	mv "$RACE" "$RACE.old" && newrepo "$RACE"
+}
+if strace -qq -o /dev/null -f -P / -e trace=openat2 -e inject=openat2:delay_exit=1:when=1 true 2>/dev/null; then
+	rm -rf "$RACE" "$RACE.old" "$T/race.st" && newrepo "$RACE"
+	swap_when_held &
+	slow_root_lookup 5 "$SH/bin/sh" -c "$PLANT_OLD"
+	wait
+	[ -d "$RACE.old" ] && [ ! -e "$RACE.old/.git/hooks/pre-commit" ] && [ "$rc" = 125 ] &&
+		grep -q "was moved or replaced while moat started" "$T/.err" &&
+		ok "moat-wrapper: a root swapped during its start is refused, the old tree's hooks untouched" ||
+		{ not_ok "moat-wrapper: a root swapped during its start is refused, the old tree's hooks untouched" && _show race; }
+	run sh -c "$PLANT_OLD"
+	[ -e "$RACE.old/.git/hooks/pre-commit" ] && ok "control: without moat the old tree's hook is written" ||
+		{ not_ok "control: without moat the old tree's hook is written" && _show race-control; }
+	rm -rf "$RACE" "$RACE.old" && newrepo "$RACE"
+	slow_root_lookup 1 "$SH/bin/sh" -c "echo x >$RACE/f2"
+	[ "$rc" = 0 ] && [ -e "$RACE/f2" ] && grep -q DELAYED "$T/race.st" &&
+		ok "moat-wrapper: the same slow start with the root left alone runs the tool" ||
+		{ not_ok "moat-wrapper: the same slow start with the root left alone runs the tool" && _show slow-start; }
+else
+	skip "prerequisite: strace with -P and fault injection, to hold the wrapper's lookup of its root"
+fi
+
 known_breakage "a .git/commondir planted by a wrapped tool redirects the user's git to a planted hook" \
 	"a wrapped tool has no end at which moat could move it aside; docs/security.md, Persistence" \
 	plant_commondir_wrapped

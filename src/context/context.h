@@ -14,7 +14,9 @@ struct context {
 	char *root;  /* canonical project root */
 	int root_fd; /* a descriptor of it (O_LOOKUP) lookups below it start
 	              * from, or -1: the wrapper resolved MOAT_ROOT once
-	              * (platform_open_canonical); elsewhere it is named */
+	              * (platform_open_canonical), a session's supervisor
+	              * opens it for the tool before its mounts (run.c);
+	              * elsewhere it is named */
 	char *home;  /* the real HOME, canonical when it exists */
 	char *etc_links[16];
 	size_t netc_links;

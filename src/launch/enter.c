@@ -162,13 +162,14 @@ void launch_warn_unprotected(const struct launch *l)
 	l->print_warnings(msg);
 }
 
-/* The wrapper looked the root up once, at its start (ctx.root_fd), and
- * the root's Landlock rule comes from that descriptor; the protected paths
- * were mounted just now, by path. Had the root been replaced in between
- * (renamed away, another made in its place), the tool would be granted the
- * old tree while the mounts guard the new one: the old tree's .git/hooks
- * writable. Once the path names the descriptor's directory again, the
- * mounts are on that tree, and move with it. */
+/* The root was looked up before the protected paths were mounted, by
+ * path (ctx.root_fd: the wrapper's at its start, a session's supervisor's
+ * right before its mounts), and the root's Landlock rule comes from that
+ * descriptor. Had the root been replaced in between (renamed away, another
+ * made in its place), the tool would be granted the old tree while the
+ * mounts guard the new one: the old tree's .git/hooks writable. Once the
+ * path names the descriptor's directory again, the mounts are on that
+ * tree, and move with it. */
 static int check_root_unmoved(const struct context *c, struct error *err)
 {
 	struct stat held, named;

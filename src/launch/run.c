@@ -222,6 +222,12 @@ static int supervisor(void *data)
 	if (r->user_in > 2)
 		close(r->user_in); /* the user's terminal is moat's to read, not the sandbox's */
 	struct error err = {0};
+	/* The root as the mounts find it, looked up before them: the tool's
+	 * rule for the root comes from this descriptor, and the tool checks
+	 * that the path still names it (launch_exec), so that a root swapped
+	 * for another directory while the session starts cannot leave the
+	 * mounts on one tree and the grant on the other. */
+	int root_fd = platform_open_path_no_symlinks("/", l->ctx.root[1] ? l->ctx.root + 1 : ".");
 	int mounts = sandbox_private_mounts(&l->profile, isolated, &err);
 	if (mounts < 0) {
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
@@ -242,11 +248,17 @@ static int supervisor(void *data)
 	 * anyway, and copying its memory only to drop it at exec cost an
 	 * eighth of moat run's overhead (bench/timeit, on a machine where
 	 * every page fault is a hypervisor trip). */
+	/* moat waits until 'R': the descriptor is the tool's until it execs,
+	 * and moat's context never sees it. */
+	l->ctx.root_fd = root_fd;
 	pid_t tool = vfork();
 	if (tool == 0) {
 		close(control);
 		start_tool(l, r, a->argv, events);
 	}
+	l->ctx.root_fd = -1;
+	if (root_fd >= 0)
+		close(root_fd);
 	if (tool > 0)
 		relay_foreground(r, tool);
 	/* The terminal is the tool's now: held here, it would keep the

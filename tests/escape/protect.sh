@@ -640,50 +640,80 @@ done
 cd "$T/hl" && run "$MOAT" run -- true && cd "$PROJ"
 expect_no_out "control: a session in an existing repository says nothing of the kind" "made the git repository|replaced the link"
 
-# --- the root replaced while the wrapper starts --------------------------
-# The wrapper looks the root up once, at its start, and grants that
-# directory; the protected paths are mounted later, by path. A root renamed
-# away with a new repository made in its place in between must not leave
-# the old tree's .git/hooks to the tool. strace holds the root's lookup
-# (the first openat2 of it) for some seconds once it has returned, and the
-# swap starts when strace's log shows that.
+# --- the root replaced while moat starts ----------------------------------
+# moat looks the root up, mounts the protected paths by path, then grants
+# the root. A root renamed away with a new repository made in its place
+# between those steps must leave no .git/hooks, old or new, to the tool:
+# the user's next git runs whatever is planted there. strace holds one
+# system call for some seconds once it has returned (each process counts
+# its own calls), and the swap starts when strace's log shows the Nth call
+# held, so the race is no timing guess.
 RACE=$T/race
-PLANT_OLD="echo evil >$RACE.old/.git/hooks/pre-commit"
-# slow_root_lookup SECONDS CMD...: CMD with MOAT_ROOT=$RACE, whose lookup
-# of $RACE returns SECONDS late; strace logs it to $T/race.st.
-slow_root_lookup() {
-	local delay=$(($1 * 1000000))
+PLANT_BOTH="echo evil >$RACE/.git/hooks/pre-commit; echo evil >$RACE.old/.git/hooks/pre-commit"
+# swap_during N SECONDS STRACE_ARGS... -- CMD...: CMD with MOAT_ROOT=$RACE
+# under strace holding the call STRACE_ARGS name for SECONDS; $RACE is
+# swapped for a new repository once N calls were held.
+swap_during() {
+	local n=$1 delay=$(($2 * 1000000)) args=()
+	shift 2
+	while [ "$1" != -- ]; do args+=("$1") && shift; done
 	shift
-	rm -f "$T/race.st"
-	run env MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f -P "$RACE" -e trace=openat2 \
-		-e inject=openat2:delay_exit=$delay:when=1 "$@"
+	rm -rf "$RACE" "$RACE.old" "$T/race.st" && newrepo "$RACE"
+	(
+		for _ in $(seq 600); do
+			held=$(grep -c DELAYED "$T/race.st" 2>/dev/null)
+			[ "${held:-0}" -ge "$n" ] && break
+			sleep 0.1
+		done
+		mv "$RACE" "$RACE.old" && newrepo "$RACE"
+	) &
+	cd "$RACE" && run env MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f "${args[@]}" \
+		-e "inject=${args[-1]#trace=}:delay_exit=$delay:when=1" "$@"
+	wait
+	cd "$PROJ"
 }
-swap_when_held() { # in the background: $RACE moved aside, a new repository in its place
-	for _ in $(seq 600); do
-		grep -q DELAYED "$T/race.st" 2>/dev/null && break
-		sleep 0.1
-	done
-	mv "$RACE" "$RACE.old" && newrepo "$RACE"
+# nothing_planted_in_either NAME: the swap happened, and neither tree's
+# hooks were written.
+nothing_planted_in_either() {
+	[ -d "$RACE.old" ] && [ ! -e "$RACE/.git/hooks/pre-commit" ] && [ ! -e "$RACE.old/.git/hooks/pre-commit" ] &&
+		ok "$1" || { not_ok "$1" && _show race; }
 }
 if strace -qq -o /dev/null -f -P / -e trace=openat2 -e inject=openat2:delay_exit=1:when=1 true 2>/dev/null; then
-	rm -rf "$RACE" "$RACE.old" "$T/race.st" && newrepo "$RACE"
-	swap_when_held &
-	slow_root_lookup 5 "$SH/bin/sh" -c "$PLANT_OLD"
-	wait
-	[ -d "$RACE.old" ] && [ ! -e "$RACE.old/.git/hooks/pre-commit" ] && [ "$rc" = 125 ] &&
-		grep -q "was moved or replaced while moat started" "$T/.err" &&
-		ok "moat-wrapper: a root swapped during its start is refused, the old tree's hooks untouched" ||
-		{ not_ok "moat-wrapper: a root swapped during its start is refused, the old tree's hooks untouched" && _show race; }
-	run sh -c "$PLANT_OLD"
-	[ -e "$RACE.old/.git/hooks/pre-commit" ] && ok "control: without moat the old tree's hook is written" ||
-		{ not_ok "control: without moat the old tree's hook is written" && _show race-control; }
+	# The wrapper looks its root up once (openat2) and grants that.
+	swap_during 1 3 -P "$RACE" -e trace=openat2 -- "$SH/bin/sh" -c "$PLANT_BOTH"
+	nothing_planted_in_either "moat-wrapper: a root swapped after its lookup gets no hook planted"
+	[ "$rc" = 125 ] && grep -q "was moved or replaced while moat started" "$T/.err" &&
+		ok "moat-wrapper: the swap is seen and the tool refused" ||
+		{ not_ok "moat-wrapper: the swap is seen and the tool refused" && _show race; }
+	run sh -c "$PLANT_BOTH"
+	[ -e "$RACE/.git/hooks/pre-commit" ] && [ -e "$RACE.old/.git/hooks/pre-commit" ] &&
+		ok "control: without moat both trees' hooks are written" ||
+		{ not_ok "control: without moat both trees' hooks are written" && _show race-control; }
+	# A session: swapped after the mounts, as the tool makes its ruleset
+	# (the second landlock_create_ruleset; moat's first asks the ABI).
+	swap_during 2 3 -e trace=landlock_create_ruleset -- "$MOAT" run -- sh -c "$PLANT_BOTH"
+	nothing_planted_in_either "moat run: a root swapped after the mounts gets no hook planted"
+	# A session: swapped before the mounts (the supervisor's first mount).
+	swap_during 1 3 -e trace=mount -- "$MOAT" run -- sh -c "$PLANT_BOTH"
+	nothing_planted_in_either "moat run: a root swapped before the mounts gets no hook planted"
+	[ "$rc" = 125 ] && grep -q "was moved or replaced while moat started" "$T/.err" &&
+		ok "moat run: the swap is seen and the tool refused" ||
+		{ not_ok "moat run: the swap is seen and the tool refused" && _show race; }
+	# The same slow starts with the root left alone run the tool.
 	rm -rf "$RACE" "$RACE.old" && newrepo "$RACE"
-	slow_root_lookup 1 "$SH/bin/sh" -c "echo x >$RACE/f2"
+	cd "$RACE" && run env MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f -P "$RACE" -e trace=openat2 \
+		-e inject=openat2:delay_exit=1000000:when=1 "$SH/bin/sh" -c "echo x >$RACE/f2"
 	[ "$rc" = 0 ] && [ -e "$RACE/f2" ] && grep -q DELAYED "$T/race.st" &&
 		ok "moat-wrapper: the same slow start with the root left alone runs the tool" ||
 		{ not_ok "moat-wrapper: the same slow start with the root left alone runs the tool" && _show slow-start; }
+	run env MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f -e trace=landlock_create_ruleset \
+		-e inject=landlock_create_ruleset:delay_exit=1000000:when=1 "$MOAT" run -- sh -c "echo x >$RACE/f3"
+	cd "$PROJ"
+	[ "$rc" = 0 ] && [ -e "$RACE/f3" ] && [ "$(grep -c DELAYED "$T/race.st")" -ge 2 ] &&
+		ok "moat run: the same slow start with the root left alone runs the tool" ||
+		{ not_ok "moat run: the same slow start with the root left alone runs the tool" && _show slow-start; }
 else
-	skip "prerequisite: strace with -P and fault injection, to hold the wrapper's lookup of its root"
+	skip "prerequisite: strace with -P and fault injection, to hold moat's lookups while the root is swapped"
 fi
 
 known_breakage "a .git/commondir planted by a wrapped tool redirects the user's git to a planted hook" \

@@ -649,6 +649,8 @@ expect_no_out "control: a session in an existing repository says nothing of the 
 # its own calls), and the swap starts when strace's log shows the Nth call
 # held, so the race is no timing guess.
 RACE=$T/race
+# LeakSanitizer cannot run under ptrace (an ASan build aborts at exit).
+NO_LSAN="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 PLANT_BOTH="echo evil >$RACE/.git/hooks/pre-commit; echo evil >$RACE.old/.git/hooks/pre-commit"
 # swap_during N SECONDS STRACE_ARGS... -- CMD...: CMD with MOAT_ROOT=$RACE
 # under strace holding the call STRACE_ARGS name for SECONDS; $RACE is
@@ -667,7 +669,7 @@ swap_during() {
 		done
 		mv "$RACE" "$RACE.old" && newrepo "$RACE"
 	) &
-	cd "$RACE" && run env MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f "${args[@]}" \
+	cd "$RACE" && run env "$NO_LSAN" MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f "${args[@]}" \
 		-e "inject=${args[-1]#trace=}:delay_exit=$delay:when=1" "$@"
 	wait
 	cd "$PROJ"
@@ -701,12 +703,12 @@ if strace -qq -o /dev/null -f -P / -e trace=openat2 -e inject=openat2:delay_exit
 		{ not_ok "moat run: the swap is seen and the tool refused" && _show race; }
 	# The same slow starts with the root left alone run the tool.
 	rm -rf "$RACE" "$RACE.old" && newrepo "$RACE"
-	cd "$RACE" && run env MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f -P "$RACE" -e trace=openat2 \
+	cd "$RACE" && run env "$NO_LSAN" MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f -P "$RACE" -e trace=openat2 \
 		-e inject=openat2:delay_exit=1000000:when=1 "$SH/bin/sh" -c "echo x >$RACE/f2"
 	[ "$rc" = 0 ] && [ -e "$RACE/f2" ] && grep -q DELAYED "$T/race.st" &&
 		ok "moat-wrapper: the same slow start with the root left alone runs the tool" ||
 		{ not_ok "moat-wrapper: the same slow start with the root left alone runs the tool" && _show slow-start; }
-	run env MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f -e trace=landlock_create_ruleset \
+	run env "$NO_LSAN" MOAT_ROOT="$RACE" strace -qq -o "$T/race.st" -f -e trace=landlock_create_ruleset \
 		-e inject=landlock_create_ruleset:delay_exit=1000000:when=1 "$MOAT" run -- sh -c "echo x >$RACE/f3"
 	cd "$PROJ"
 	[ "$rc" = 0 ] && [ -e "$RACE/f3" ] && [ "$(grep -c DELAYED "$T/race.st")" -ge 2 ] &&

@@ -653,16 +653,20 @@ RACE=$T/race
 NO_LSAN="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 PLANT_BOTH="echo evil >$RACE/.git/hooks/pre-commit; echo evil >$RACE.old/.git/hooks/pre-commit"
 # swap_during N SECONDS STRACE_ARGS... -- CMD...: CMD with MOAT_ROOT=$RACE
-# under strace holding the call STRACE_ARGS name for SECONDS; $RACE is
-# swapped for a new repository once N calls were held.
+# under strace holding the call STRACE_ARGS name for SECONDS (times
+# MOAT_TEST_SLOW, as in an emulated guest, where making the new repository
+# takes seconds); $RACE is swapped for a new repository once N calls were
+# held.
 swap_during() {
-	local n=$1 delay=$(($2 * 1000000)) args=()
+	local slow=${MOAT_TEST_SLOW:-1}
+	slow=${slow%%.*}
+	local n=$1 delay=$(($2 * 1000000 * slow)) args=()
 	shift 2
 	while [ "$1" != -- ]; do args+=("$1") && shift; done
 	shift
 	rm -rf "$RACE" "$RACE.old" "$T/race.st" && newrepo "$RACE"
 	(
-		for _ in $(seq 600); do
+		for _ in $(seq $((600 * slow))); do
 			held=$(grep -c DELAYED "$T/race.st" 2>/dev/null)
 			[ "${held:-0}" -ge "$n" ] && break
 			sleep 0.1

@@ -244,13 +244,13 @@ static int supervisor(void *data)
 		_exit(EXIT_MOAT_FAILED);
 	}
 	catch_supervisor_signals();
+	/* moat waits until 'R': the descriptor is the tool's until it execs,
+	 * and moat's context never sees it. */
+	l->ctx.root_fd = root_fd;
 	/* vfork, not fork: the supervisor waits until the tool has exec'd
 	 * anyway, and copying its memory only to drop it at exec cost an
 	 * eighth of moat run's overhead (bench/timeit, on a machine where
 	 * every page fault is a hypervisor trip). */
-	/* moat waits until 'R': the descriptor is the tool's until it execs,
-	 * and moat's context never sees it. */
-	l->ctx.root_fd = root_fd;
 	pid_t tool = vfork();
 	if (tool == 0) {
 		close(control);

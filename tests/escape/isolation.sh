@@ -176,7 +176,7 @@ hijack() { # LABEL VARIANT COMMAND [KEYS...]: the user's COMMAND, then KEYS
 		"1200 sleep 2" "300 touch '$h.ran'" \
 		"2200 read -rs -p 'Password: ' pw; echo \"pwlen=\${#pw}\"" "600 $PASSWORD" "600 exit" \
 		"1500 exit" "500 exit" >"$h.keys"
-	env PS1='$ ' "$PTY" -t 20 -- bash --norc --noprofile -i <"$h.keys" >"$h.out" 2>&1 &
+	env PS1='$ ' "$PTY" -t 30 -- bash --norc --noprofile -i <"$h.keys" >"$h.out" 2>&1 &
 	sessions+=($!)
 }
 # judge LABEL: sets $loot_text (what the attacker got), $user_ran, $started,
@@ -231,11 +231,12 @@ for variant in session follow setsid path; do
 	fi
 done
 for variant in session setsid setsid-2 setsid-3; do
-	# Slower keys than the rest: moat shell must be up, and the attacker
-	# settled, before the user types (a lost race is no closed gap). Under
-	# emulation (Debian 12's kernel, uid 65534) 1.5 s before "exit" was
-	# once too short for all three tries.
-	hijack shell "$variant" "300 SHELL=/bin/bash '$MOAT' shell" "2000 ./ttyprobe hijack-${variant%-[23]} '$PROJ/loot-shell-$variant' 6" "3000 exit"
+	# The user types "exit" only once the attacker has started and had a
+	# moment to settle: a lost race is no closed gap. Fixed delays were too
+	# short under emulation (Debian 12's kernel, uid 65534): 3 s after the
+	# command was once not enough for any of the three tries.
+	hijack shell "$variant" "300 SHELL=/bin/bash '$MOAT' shell" "2000 ./ttyprobe hijack-${variant%-[23]} '$PROJ/loot-shell-$variant' 6" \
+		"=8000 hijack: left" "1000 exit"
 done
 wait "${sessions[@]}"
 for variant in session follow setsid path; do

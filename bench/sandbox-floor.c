@@ -9,9 +9,9 @@
  * cloned into PID, mount and IPC namespaces, sharing our memory; a private
  * /proc, tmpfs /tmp, /var/tmp and /dev/shm, the working directory bound back
  * over the new /tmp; the tool vforked, in a process group of its own, with the
- * Landlock rules a default profile has (16), the bounding set dropped,
- * no_new_privs and a 161-instruction seccomp filter; the supervisor reaps it
- * and reports its status through a pipe, on which we wait. No config, no
+ * default profile's Landlock rules (16: all but the two on moat-wrapper's
+ * own files), the bounding set dropped, no_new_privs and a 161-instruction seccomp filter; the
+ * supervisor reaps it and reports its status through a pipe, on which we wait. No config, no
  * planning, no checks, no terminal. Any step failing exits 125. */
 #include <fcntl.h>
 #include <linux/filter.h>

@@ -231,11 +231,11 @@ for variant in session follow setsid path; do
 	fi
 done
 for variant in session setsid setsid-2 setsid-3; do
-	# The user types "exit" only once the attacker has started and had a
-	# moment to settle: a lost race is no closed gap. Fixed delays were too
-	# short under emulation (Debian 12's kernel, uid 65534): 3 s after the
-	# command was once not enough for any of the three tries.
-	hijack shell "$variant" "300 SHELL=/bin/bash '$MOAT' shell" "2000 ./ttyprobe hijack-${variant%-[23]} '$PROJ/loot-shell-$variant' 6" \
+	# The user types "exit" ahead while `sleep 3` runs, once the attacker
+	# has started: bash is not reading then, so no race decides the theft.
+	# (Typed at bash's prompt, bash won all three races under emulation,
+	# Debian 12's kernel as root, and a lost race passed for a closed gap.)
+	hijack shell "$variant" "300 SHELL=/bin/bash '$MOAT' shell" "2000 ./ttyprobe hijack-${variant%-[23]} '$PROJ/loot-shell-$variant' 6; sleep 3" \
 		"=8000 hijack: left" "1000 exit"
 done
 wait "${sessions[@]}"

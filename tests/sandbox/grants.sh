@@ -35,6 +35,18 @@ expect_ok "grant --exec" "$MOAT" allow '*' "$HOME/.tools" --exec
 expect_ok "with --exec it runs" "$MOAT" run -- "$HOME/.tools/bin/hello"
 expect_out "and prints" ran-granted-tool
 
+# A grant on a single file: Landlock refuses a directory's rights on it, so
+# it gets the file's share of them (read and write), and no more.
+echo "NOTE" >"$HOME/.cache/sibling/note"
+expect_denied "before a grant, a file in a sibling is unreadable" "$MOAT" run -- cat "$HOME/.cache/sibling/note"
+expect_ok "moat allow --write on a single file" "$MOAT" allow '*' "$HOME/.cache/sibling/note" --write
+expect_ok "the granted file is readable" "$MOAT" run -- cat "$HOME/.cache/sibling/note"
+expect_out "with its content" '^NOTE$'
+expect_ok "and writable" "$MOAT" run -- sh -c "echo CHANGED >'$HOME/.cache/sibling/note'"
+[ "$(cat "$HOME/.cache/sibling/note")" = CHANGED ] && ok "the write landed" || not_ok "the write landed"
+expect_denied "the file beside it stays unreadable" "$MOAT" run -- cat "$HOME/.cache/sibling/data"
+expect_ok "unallow the file" "$MOAT" unallow '*' "$HOME/.cache/sibling/note"
+
 expect_ok "unallow removes the grant" "$MOAT" unallow '*' "$HOME/.cache/tool"
 expect_denied "after unallow the path is denied again" "$MOAT" run -- cat "$HOME/.cache/tool/data"
 expect_status "unallow of a missing grant fails" 1 "$MOAT" unallow '*' "$HOME/.cache/tool"

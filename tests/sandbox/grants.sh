@@ -45,6 +45,18 @@ expect_out "with its content" '^NOTE$'
 expect_ok "and writable" "$MOAT" run -- sh -c "echo CHANGED >'$HOME/.cache/sibling/note'"
 [ "$(cat "$HOME/.cache/sibling/note")" = CHANGED ] && ok "the write landed" || not_ok "the write landed"
 expect_denied "the file beside it stays unreadable" "$MOAT" run -- cat "$HOME/.cache/sibling/data"
+# Writing it is not replacing it: its directory is not granted, so the
+# sandbox can neither move the granted file aside nor make one beside it.
+echo spare >"$HOME/.cache/sibling/spare"
+mv "$HOME/.cache/sibling/spare" "$HOME/.cache/sibling/spare2" && rm "$HOME/.cache/sibling/spare2" &&
+	ok "control: without moat a file there can be moved and removed" ||
+	not_ok "control: without moat a file there can be moved and removed"
+expect_denied "the granted file cannot be moved aside" "$MOAT" run -- mv "$HOME/.cache/sibling/note" "$HOME/.cache/sibling/moved"
+expect_denied "nor removed" "$MOAT" run -- rm -f "$HOME/.cache/sibling/note"
+expect_denied "nor a file made beside it" "$MOAT" run -- sh -c "echo x >'$HOME/.cache/sibling/planted'"
+[ -f "$HOME/.cache/sibling/note" ] && [ ! -e "$HOME/.cache/sibling/moved" ] && [ ! -e "$HOME/.cache/sibling/planted" ] &&
+	ok "the granted file is still there, and nothing beside it" ||
+	not_ok "the granted file is still there, and nothing beside it"
 expect_ok "unallow the file" "$MOAT" unallow '*' "$HOME/.cache/sibling/note"
 
 expect_ok "unallow removes the grant" "$MOAT" unallow '*' "$HOME/.cache/tool"

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -24,9 +25,15 @@ static int read_fd(int fd, const char *path, size_t max, char **data, size_t *le
 		errno = EINVAL;
 		return error_set(err, "'%s' is not a regular file", path);
 	}
+	/* Room for the whole file and a byte more, to find its end in the
+	 * next read: a small file (a manifest, config.zon) then takes a small
+	 * block, where 8 KB was a mapping of its own, made and unmapped on
+	 * every wrapped tool's start. */
 	struct strbuf sb = STRBUF_INIT;
+	sb_grow(&sb, st.st_size > 0 && (uintmax_t)st.st_size < max ? (size_t)st.st_size + 1 : 4096);
 	for (;;) {
-		sb_grow(&sb, 4096);
+		if (sb.len + 1 == sb.cap)
+			sb_grow(&sb, 4096);
 		ssize_t n = read(fd, sb.buf + sb.len, sb.cap - sb.len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;

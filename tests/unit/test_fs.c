@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -54,6 +55,45 @@ static void test_small_file(void)
 	free(path);
 }
 
+/* A buffer sized from fstat: a file read whole in one go, and one whose
+ * size fstat does not know (/proc's), read in growing steps. */
+static void test_sized_reads(void)
+{
+	char *path = NULL;
+	if (asprintf(&path, "%s/large", dir) < 0)
+		abort();
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 2000; i++)
+		fprintf(f, "line %04d\n", i); /* 10 bytes each */
+	fclose(f);
+	char *buf = NULL;
+	size_t len = 0;
+	struct error err = {0};
+	CHECK(fs_read_file(path, 1 << 16, &buf, &len, &err) == 0 && len == 20000 &&
+	          strncmp(buf, "line 0000\n", 10) == 0 && strcmp(buf + 19990, "line 1999\n") == 0,
+	      "a 20,000-byte file reads whole and terminated");
+	free(buf);
+	CHECK(fs_read_file(path, 19999, &buf, &len, &err) < 0, "and is refused a byte above max");
+	error_clear(&err);
+	unlink(path);
+	free(path);
+#ifdef __linux__
+	/* /proc/self/smaps: fstat says 0 bytes; 32 mappings of our own (pages
+	 * of alternating protection, which do not merge) make it 20 KB more. */
+	char *pages = mmap(NULL, 32 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pages == MAP_FAILED)
+		abort();
+	for (int i = 0; i < 32; i += 2)
+		mprotect(pages + i * 4096, 4096, PROT_READ);
+	buf = NULL;
+	int rc = fs_read_file("/proc/self/smaps", 1 << 22, &buf, &len, &err);
+	CHECK(rc == 0 && len > 8192 && strlen(buf) == len && buf[len - 1] == '\n',
+	      "a file fstat calls empty reads whole, past 8 KB (%zu bytes)", len);
+	free(buf);
+	munmap(pages, 32 * 4096);
+#endif
+}
+
 int main(void)
 {
 #ifdef __GLIBC__
@@ -65,6 +105,7 @@ int main(void)
 		abort();
 	test_empty_file();
 	test_small_file();
+	test_sized_reads();
 	rmdir(dir);
 	return tap_done();
 }

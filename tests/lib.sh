@@ -143,6 +143,11 @@ expect_no_out() {
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
+# left_behind PATTERN: the processes whose command line matches, but for
+# moat's own: a session's supervisor, which has moat's command line, exits
+# just after moat returns.
+left_behind() { pgrep -af "$1" | grep -v "^[0-9]* $(re_quote "$MOAT") "; }
+
 # outer_shell KEYS...: an interactive bash on a new pty, the user's shell.
 # Each KEYS is "DELAY_MS TEXT", typed in order, or "=MAX_MS TEXT", a wait
 # for TEXT in the output (tests/helpers/pty_session.c). Output in $T/.out,

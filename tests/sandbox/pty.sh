@@ -178,7 +178,7 @@ sleep 0.3
 	not_ok "control: without moat, both outlive the terminal session ($(pgrep -fc "$tag"))"
 pkill -f "$tag"
 drive wait -- "$MOAT" run -- bash -c "$leave"
-grep -q '^STARTED$' "$T/.out" && ! pgrep -f "$tag" >/dev/null &&
+grep -q '^STARTED$' "$T/.out" && [ -z "$(left_behind "$tag")" ] &&
 	ok "moat run on a terminal: what the tool left behind is gone when it exits" ||
 	{ not_ok "moat run on a terminal: what the tool left behind is gone when it exits" && pkill -f "$tag"; }
 

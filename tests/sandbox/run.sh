@@ -6,6 +6,23 @@
 expect_status "the command's exit status passes through" 7 "$MOAT" run -- sh -c 'exit 7'
 expect_status "status 0 passes through" 0 "$MOAT" run -- true
 expect_status "death by a signal shows as 128+N" 141 "$MOAT" run -- sh -c 'kill -PIPE $$'
+# A session's supervisor outlasts moat, so that moat's exit leaves the
+# memory they share to the supervisor's: it exits once moat has, never
+# lingers. Under a subreaper, what outlived moat comes to the test.
+reaped=$("$HELPERS/reaper" -t 1 sh -c 'sleep 30 & exit 0')
+case $reaped in
+*"outlived: still running"*) ok "control: the reaper sees a process moat's caller would inherit, running" ;;
+*) not_ok "control: the reaper sees a process left running ($reaped)" ;;
+esac
+bad=
+for _ in 1 2 3; do
+	reaped=$("$HELPERS/reaper" "$MOAT" run -- sh -c 'exit 3')
+	case $reaped in "status 768"*) ;; *) bad="moat's status: $reaped" ;; esac
+	case $reaped in *"still running"* | *"exited "[1-9]*) bad=$reaped ;; esac
+done
+[ -z "$bad" ] && ok "what outlives moat run exits 0 at once, and moat's status is the command's (3 sessions)" ||
+	not_ok "what outlives moat run exits 0 at once ($bad)"
+
 expect_status "a missing command is 127" 127 "$MOAT" run -- moat-no-such-command
 expect_out "it says the command was not found" 'moat-no-such-command.*not found'
 expect_status "a missing path is 127" 127 "$MOAT" run -- ./no-such-file

@@ -94,6 +94,7 @@ long platform_quiet_write(int fd, const void *buf, size_t n);
 long platform_quiet_poll(struct pollfd *fds, unsigned int n);
 long platform_quiet_kill(pid_t pid, int sig);
 long platform_quiet_wait(pid_t pid, int *status, int options);
+long platform_quiet_close(int fd);
 
 /* Rename from to to, both entries of dfd, never replacing what is at to
  * (EEXIST): renameat2's RENAME_NOREPLACE, renameatx_np's RENAME_EXCL. */

@@ -162,6 +162,12 @@ long platform_quiet_wait(pid_t pid, int *status, int options)
 	return quiet(waitpid(pid, status, options), saved);
 }
 
+long platform_quiet_close(int fd)
+{
+	int saved = errno;
+	return quiet(close(fd), saved);
+}
+
 int platform_rename_noreplace(int dfd, const char *from, const char *to)
 {
 	return renameatx_np(dfd, from, dfd, to, RENAME_EXCL);

@@ -325,6 +325,11 @@ long platform_quiet_wait(pid_t pid, int *status, int options)
 	return quiet_call(SYS_wait4, pid, (long)status, options, 0, 0);
 }
 
+long platform_quiet_close(int fd)
+{
+	return quiet_call(SYS_close, fd, 0, 0, 0, 0);
+}
+
 int platform_pipe_cloexec(int fds[2])
 {
 	return pipe2(fds, O_CLOEXEC);

@@ -208,9 +208,13 @@ static void kill_leftovers(void)
 /* Until moat has exited: its end of the events pipe closes then (moat
  * keeps it open until its exit for this, session_run), which the pipe's
  * writer learns as POLLERR. Asked for no event, poll returns on that
- * alone (or POLLNVAL, or an error): no timeout, nothing to spin on. */
+ * alone (or POLLNVAL, or an error): no timeout, nothing to spin on. The
+ * caller's stdin, stdout and stderr go first: `$(moat run ...)` and a
+ * pipeline wait for their end of file, which moat's exit then gives. */
 static void outlast_moat(int events)
 {
+	for (int fd = 0; fd <= 2; fd++)
+		platform_quiet_close(fd);
 	struct pollfd p = {.fd = events, .events = 0};
 	while (platform_quiet_poll(&p, 1) == -EINTR)
 		;

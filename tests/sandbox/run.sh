@@ -23,6 +23,38 @@ done
 [ -z "$bad" ] && ok "what outlives moat run exits 0 at once, and moat's status is the command's (3 sessions)" ||
 	not_ok "what outlives moat run exits 0 at once ($bad)"
 
+# And while it does, it holds none of the caller's stdin, stdout and
+# stderr: `$(moat run ...)` and a pipeline get their end of file at moat's
+# exit, not after the supervisor's. strace holds moat at its exit_group
+# (the supervisor, not followed, runs on) while the test looks.
+NO_LSAN="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # no LeakSanitizer under ptrace
+slow=${MOAT_TEST_SLOW:-1} slow=${slow%%.*} # an emulated guest's factor
+if strace -qq -o /dev/null -e trace=exit_group -e inject=exit_group:delay_enter=1 true 2>/dev/null; then
+	env "$NO_LSAN" strace -qq -o /dev/null -e trace=exit_group -e inject=exit_group:delay_enter=$((3000000 * slow)) \
+		"$MOAT" run -- true </dev/null >"$T/held.out" 2>&1 &
+	tracer=$!
+	fds=
+	for _ in $(seq $((100 * slow))); do
+		held=$(pgrep -P "$tracer")
+		sup=${held:+$(pgrep -P "$held")}
+		if [ -n "$sup" ] && [ "$(cut -d' ' -f3 "/proc/$held/stat" 2>/dev/null)" = t ]; then
+			fds=$(ls "/proc/$sup/fd" 2>&1 | tr '\n' ' ')
+			break
+		fi
+		sleep 0.05
+	done
+	[ -n "$fds" ] && [ "$fds" != "${fds#*[0-9]}" ] &&
+		ok "control: the supervisor, outlasting moat, has descriptors the test can list ($fds)" ||
+		not_ok "control: the supervisor, outlasting moat, has descriptors the test can list ('$fds')"
+	case " $fds" in
+	*" 0 "* | *" 1 "* | *" 2 "* | " ") not_ok "and none is the caller's stdin, stdout or stderr ('$fds')" ;;
+	*) ok "and none is the caller's stdin, stdout or stderr" ;;
+	esac
+	wait "$tracer"
+else
+	skip "prerequisite: strace with fault injection, to hold moat at its exit"
+fi
+
 expect_status "a missing command is 127" 127 "$MOAT" run -- moat-no-such-command
 expect_out "it says the command was not found" 'moat-no-such-command.*not found'
 expect_status "a missing path is 127" 127 "$MOAT" run -- ./no-such-file

@@ -143,10 +143,18 @@ expect_no_out() {
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
-# left_behind PATTERN: the processes whose command line matches, but for
-# moat's own: a session's supervisor, which has moat's command line, exits
-# just after moat returns.
-left_behind() { pgrep -af "$1" | grep -v "^[0-9]* $(re_quote "$MOAT") "; }
+# left_behind PATTERN: the processes whose command line matches, once
+# moat's own are gone: a session's supervisor, which has moat's command
+# line, exits just after moat returns. One of moat's still there after a
+# second is listed with the rest.
+left_behind() {
+	local _
+	for _ in $(seq 50); do
+		pgrep -af "$1" | grep -q "^[0-9]* $(re_quote "$MOAT") " || break
+		sleep 0.02
+	done
+	pgrep -af "$1"
+}
 
 # outer_shell KEYS...: an interactive bash on a new pty, the user's shell.
 # Each KEYS is "DELAY_MS TEXT", typed in order, or "=MAX_MS TEXT", a wait

@@ -16,12 +16,14 @@
  * left behind, reports, and exits once moat has. moat returns on that
  * report, without waiting for the exit: PID 1's exit tears the mount
  * namespace down, which waits for an expedited RCU grace period (some
- * 70 us on a 2-core VM), and nothing of the session is left to wait for by
- * then. The supervisor waits for moat to go first so that the memory they
- * share is torn down by its exit, after moat has returned, and not by
- * moat's: 180-210 us of every session on a paravirtualized guest, where
- * the host shadows each page table. (moat runs one session, so nothing
- * else takes the supervisor's stack meanwhile.)
+ * 70 us on a 2-core VM), and nothing of the tool's is left by then (the
+ * namespaces themselves are, until the supervisor's exit has run, some
+ * 100-300 us after moat's). The supervisor waits for moat to go first so
+ * that the memory they share is torn down by its exit, after moat has
+ * returned, and not by moat's: about 200 us of every session on a
+ * paravirtualized guest, where the host shadows each page table. (moat
+ * runs one session, so nothing else takes the supervisor's stack
+ * meanwhile.)
  *
  * Isolated, the supervisor shares moat's memory (sandbox_spawn), and the
  * tool's process the supervisor's until it execs (vfork): nothing is
@@ -205,16 +207,21 @@ static void kill_leftovers(void)
 	}
 }
 
-/* Until moat has exited: its end of the events pipe closes then (moat
- * keeps it open until its exit for this, session_run), which the pipe's
- * writer learns as POLLERR. Asked for no event, poll returns on that
- * alone (or POLLNVAL, or an error): no timeout, nothing to spin on. The
- * caller's stdin, stdout and stderr go first: `$(moat run ...)` and a
- * pipeline wait for their end of file, which moat's exit then gives. */
-static void outlast_moat(int events)
+/* The caller's stdin, stdout and stderr, let go before the report that
+ * lets moat return: `$(moat run ...)` and a pipeline wait for their end
+ * of file, which moat's exit then gives, not the supervisor's after it. */
+static void let_go_of_caller(void)
 {
 	for (int fd = 0; fd <= 2; fd++)
 		platform_quiet_close(fd);
+}
+
+/* Until moat has exited: its end of the events pipe closes then (moat
+ * keeps it open until its exit for this, follow), which the pipe's
+ * writer learns as POLLERR. Asked for no event, poll returns on that
+ * alone (or POLLNVAL, or an error): no timeout, nothing to spin on. */
+static void outlast_moat(int events)
+{
 	struct pollfd p = {.fd = events, .events = 0};
 	while (platform_quiet_poll(&p, 1) == -EINTR)
 		;
@@ -292,10 +299,12 @@ static int supervisor(void *data)
 	}
 	send_event(events, 'R', 0, NULL);
 	int status = supervise(tool, events, control);
-	if (isolated)
+	if (isolated) {
 		end_namespace();
-	else
+		let_go_of_caller();
+	} else {
 		kill_leftovers(); /* forked, so free to use libc */
+	}
 	send_event(events, 'X', status, NULL);
 	if (isolated)
 		outlast_moat(events);
@@ -337,31 +346,62 @@ static void wait_for_start(int events)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* All n bytes of what the supervisor sent: an error (4100 bytes) comes
+ * after its event, and may be on its way still, so a signal (a resize,
+ * ^C) can interrupt the read of it. */
+static bool read_whole(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+	while (n) {
+		ssize_t got = read(fd, p, n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		p += got;
+		n -= (size_t)got;
+	}
+	return true;
+}
+
+static void close_events(struct channels *ch)
+{
+	if (ch->events[0] >= 0)
+		close(ch->events[0]);
+	ch->events[0] = -1;
+}
+
 /* moat's side: relay and wait for the supervisor's events. */
-static int follow(struct relay *r, pid_t pid, bool isolated, const struct channels *ch,
-                  struct error *err)
+static int follow(struct relay *r, pid_t pid, bool isolated, struct channels *ch, struct error *err)
 {
 	int wstatus = -1;
 	while (wstatus < 0) {
 		relay_until_event(r, ch->events[0], pid);
 		struct event e;
-		ssize_t n = read(ch->events[0], &e, sizeof(e));
-		if (n != sizeof(e))
+		struct error sent; /* taken only whole */
+		if (!read_whole(ch->events[0], &e, sizeof(e)))
 			break;
-		if (e.kind == 'E' && read(ch->events[0], err, sizeof(*err)) == sizeof(*err))
-			err->status = e.value;
+		if (e.kind == 'E' && read_whole(ch->events[0], &sent, sizeof(sent)))
+			*err = sent, err->status = e.value;
 		else if (e.kind == 'S' && r->master >= 0)
 			relay_suspend(r, e.value), resume(ch); /* once the user continues moat */
 		else if (e.kind == 'X')
 			wstatus = e.value;
 	}
 	relay_finish(r);
-	/* Isolated, the tool's end ('X') comes once the namespace is empty;
-	 * the supervisor's own exit is left to run on (a zombie until moat
-	 * exits, then init's). */
-	int wait_flags = isolated && wstatus >= 0 ? WNOHANG : 0;
-	while (waitpid(pid, NULL, wait_flags) < 0 && errno == EINTR)
+	/* Isolated, the tool's end ('X') comes once the namespace is empty,
+	 * and the supervisor then waits for moat to exit (outlast_moat): our
+	 * end of the events pipe stays open until then, and the supervisor is
+	 * left running (init's, or a subreaper's, once moat has exited).
+	 * Otherwise it is waited for; isolated, with that end closed first,
+	 * as a supervisor waiting to outlast moat would wait for this wait. */
+	bool outlasts = isolated && wstatus >= 0;
+	if (isolated && !outlasts)
+		close_events(ch);
+	while (waitpid(pid, NULL, outlasts ? WNOHANG : 0) < 0 && errno == EINTR)
 		;
+	if (!outlasts)
+		close_events(ch);
 	if (err->msg[0])
 		return err->status ? err->status : EXIT_MOAT_FAILED;
 	if (wstatus < 0) {
@@ -408,11 +448,8 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		error_set(err, "cannot start the session: %s", strerror(errno));
 		relay_finish(&r);
 	} else {
+		/* It closes events[0], or leaves it to moat's exit. */
 		status = follow(&r, pid, isolated, &ch, err);
-		/* Isolated, the supervisor waits for this end to close, at
-		 * moat's exit (outlast_moat). */
-		if (!isolated)
-			close(ch.events[0]);
 		close(ch.control[1]);
 	}
 	struct strbuf planted = STRBUF_INIT;

@@ -55,6 +55,47 @@ else
 	skip "prerequisite: strace with fault injection, to hold moat at its exit"
 fi
 
+# A tool that cannot start sends its error after its event: a signal to
+# moat while that error is on its way (a resize, ^C) must not lose it, nor
+# leave moat and its supervisor waiting for each other. strace holds the
+# error's write (each process's second) while moat gets a SIGWINCH.
+printf '#!/nonexistent/interpreter\n' >"$PROJ/badinterp"
+chmod +x "$PROJ/badinterp"
+expect_status "control: a tool that cannot start is 127" 127 "$MOAT" run -- ./badinterp
+expect_out "control: with its error" "cannot run './badinterp'"
+if strace -qq -o /dev/null -e trace=write -e inject=write:delay_enter=1:when=2 true 2>/dev/null; then
+	rm -f "$T/winch.st"
+	env "$NO_LSAN" strace -f -qq -o "$T/winch.st" -e trace=write \
+		-e inject=write:delay_enter=$((2000000 * slow)):when=2 \
+		"$MOAT" run -- ./badinterp >"$T/.out" 2>"$T/.err" &
+	tracer=$!
+	for _ in $(seq $((250 * slow))); do
+		grep -q '^[0-9]* write([0-9]*, "E' "$T/winch.st" 2>/dev/null && break
+		sleep 0.02
+	done
+	held=$(pgrep -P "$tracer")
+	sleep 0.5
+	kill -WINCH "$held" 2>/dev/null
+	for _ in $(seq $((300 * slow))); do
+		kill -0 "$tracer" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$tracer" 2>/dev/null; then
+		not_ok "moat with a signal as the tool's start error comes: it returns (hung)"
+		pkill -KILL -P "$held"
+		kill -KILL "$held" "$tracer"
+	else
+		ok "moat with a signal as the tool's start error comes: it returns"
+	fi
+	wait "$tracer"
+	rc=$?
+	[ "$rc" = 127 ] && grep -q "cannot run './badinterp'" "$T/.err" &&
+		ok "and says the tool's error, with its status" ||
+		{ not_ok "and says the tool's error, with its status" && _show "strace -e inject=write (SIGWINCH)"; }
+else
+	skip "prerequisite: strace with fault injection, to hold the tool's error"
+fi
+
 expect_status "a missing command is 127" 127 "$MOAT" run -- moat-no-such-command
 expect_out "it says the command was not found" 'moat-no-such-command.*not found'
 expect_status "a missing path is 127" 127 "$MOAT" run -- ./no-such-file

@@ -13,7 +13,8 @@
  *                   confined right before exec (launch_exec)
  *
  * When the tool ends, the supervisor kills and reaps everything the tool
- * left behind, reports, and exits once moat has. moat returns on that
+ * left behind, reports, and (isolated) exits once moat has, else at once.
+ * moat returns on that
  * report, without waiting for the exit: PID 1's exit tears the mount
  * namespace down, which waits for an expedited RCU grace period (some
  * 70 us on a 2-core VM), and nothing of the tool's is left by then (the
@@ -64,12 +65,23 @@ struct channels {
 	int control[2]; /* moat -> supervisor: 'c' continue the stopped tool */
 };
 
+/* An event and its error, if any, in one write: a process killed between
+ * two writes would leave moat waiting for the rest of a message while the
+ * supervisor, having reported the end, waits for moat. One write into a
+ * pipe with room for it is never cut short. If it fails, moat is gone:
+ * nobody to tell. */
 static void send_event(int fd, char kind, int value, const struct error *err)
 {
-	struct event e = {kind, value};
-	if (platform_quiet_write(fd, &e, sizeof(e)) == sizeof(e) && err)
-		platform_quiet_write(fd, err, sizeof(*err));
-	/* else moat is gone: nobody to tell */
+	struct {
+		struct event e;
+		struct error err; /* copied only when sent: no 4 KB cleared a turn */
+	} m;
+	_Static_assert(sizeof(m) == sizeof(struct event) + sizeof(struct error),
+	               "moat reads the event, then the error, with nothing between");
+	m.e = (struct event){kind, value};
+	if (err)
+		m.err = *err;
+	platform_quiet_write(fd, &m, err ? sizeof(m) : sizeof(m.e));
 }
 
 /* In the tool's process: a session of its own on the sandbox's terminal,

@@ -55,43 +55,53 @@ else
 	skip "prerequisite: strace with fault injection, to hold moat at its exit"
 fi
 
-# A tool that cannot start sends its error after its event: a signal to
-# moat while that error is on its way (a resize, ^C) must not lose it, nor
-# leave moat and its supervisor waiting for each other. strace holds the
-# error's write (each process's second) while moat gets a SIGWINCH.
+# A tool that cannot start sends its error with its event: a signal to
+# moat while that message is on its way (a resize, ^C) must not lose it,
+# and the tool's process killed as it sends it must not leave moat and its
+# supervisor waiting for each other. strace holds each process's second
+# write (the error's, when it took two), then the test signals.
 printf '#!/nonexistent/interpreter\n' >"$PROJ/badinterp"
 chmod +x "$PROJ/badinterp"
 expect_status "control: a tool that cannot start is 127" 127 "$MOAT" run -- ./badinterp
 expect_out "control: with its error" "cannot run './badinterp'"
-if strace -qq -o /dev/null -e trace=write -e inject=write:delay_enter=1:when=2 true 2>/dev/null; then
-	rm -f "$T/winch.st"
-	env "$NO_LSAN" strace -f -qq -o "$T/winch.st" -e trace=write \
+# hold_start_error NAME SIGNAL WHOM: WHOM is moat or tool (the process
+# that wrote the 'E'); sets rc, and says whether moat returned.
+hold_start_error() {
+	rm -f "$T/held.st"
+	env "$NO_LSAN" strace -f -qq -o "$T/held.st" -e trace=write \
 		-e inject=write:delay_enter=$((2000000 * slow)):when=2 \
 		"$MOAT" run -- ./badinterp >"$T/.out" 2>"$T/.err" &
-	tracer=$!
+	local tracer=$! held writer line
 	for _ in $(seq $((250 * slow))); do
-		grep -q '^[0-9]* write([0-9]*, "E' "$T/winch.st" 2>/dev/null && break
+		line=$(grep -m1 '^[0-9]* *write([0-9]*, "E' "$T/held.st" 2>/dev/null) && break
 		sleep 0.02
 	done
 	held=$(pgrep -P "$tracer")
-	sleep 0.5
-	kill -WINCH "$held" 2>/dev/null
+	writer=${line%% *}
+	case $3 in moat) kill "-$2" "$held" 2>/dev/null ;; tool) kill "-$2" "$writer" 2>/dev/null ;; esac
 	for _ in $(seq $((300 * slow))); do
 		kill -0 "$tracer" 2>/dev/null || break
 		sleep 0.05
 	done
 	if kill -0 "$tracer" 2>/dev/null; then
-		not_ok "moat with a signal as the tool's start error comes: it returns (hung)"
+		not_ok "$1: moat returns (hung)"
 		pkill -KILL -P "$held"
 		kill -KILL "$held" "$tracer"
 	else
-		ok "moat with a signal as the tool's start error comes: it returns"
+		ok "$1: moat returns"
 	fi
 	wait "$tracer"
 	rc=$?
+}
+if strace -qq -o /dev/null -e trace=write -e inject=write:delay_enter=1:when=2 true 2>/dev/null; then
+	hold_start_error "a SIGWINCH as the tool's start error comes" WINCH moat
 	[ "$rc" = 127 ] && grep -q "cannot run './badinterp'" "$T/.err" &&
-		ok "and says the tool's error, with its status" ||
-		{ not_ok "and says the tool's error, with its status" && _show "strace -e inject=write (SIGWINCH)"; }
+		ok "and it says the tool's error, with its status" ||
+		{ not_ok "and it says the tool's error, with its status" && _show "strace -e inject=write (SIGWINCH)"; }
+	hold_start_error "the tool's process killed as it sends its start error" KILL tool
+	[ "$rc" -ge 1 ] && [ "$rc" -le 137 ] && [ "$rc" != 125 ] &&
+		ok "and it ends with the tool's status ($rc)" ||
+		{ not_ok "and it ends with the tool's status" && _show "strace -e inject=write (SIGKILL)"; }
 else
 	skip "prerequisite: strace with fault injection, to hold the tool's error"
 fi

@@ -14,17 +14,16 @@
  *
  * When the tool ends, the supervisor kills and reaps everything the tool
  * left behind, reports, and (isolated) exits once moat has, else at once.
- * moat returns on that
- * report, without waiting for the exit: PID 1's exit tears the mount
- * namespace down, which waits for an expedited RCU grace period (some
- * 70 us on a 2-core VM), and nothing of the tool's is left by then (the
- * namespaces themselves are, until the supervisor's exit has run, some
- * 100-300 us after moat's). The supervisor waits for moat to go first so
- * that the memory they share is torn down by its exit, after moat has
- * returned, and not by moat's: about 200 us of every session on a
- * paravirtualized guest, where the host shadows each page table. (moat
- * runs one session, so nothing else takes the supervisor's stack
- * meanwhile.)
+ * moat returns on that report, without waiting for the exit: PID 1's
+ * exit tears the mount namespace down, which waits for an expedited RCU
+ * grace period (some 70 us on a 2-core VM), and nothing of the tool's is
+ * left by then (the namespaces themselves are, until the supervisor's
+ * exit has run, some 100-300 us after moat's). The supervisor waits for
+ * moat to go first so that the memory they share is torn down by its
+ * exit, after moat has returned, and not by moat's: about 200 us of every
+ * session on a paravirtualized guest, where the host shadows each page
+ * table. (moat runs one session, so nothing else takes the supervisor's
+ * stack meanwhile.)
  *
  * Isolated, the supervisor shares moat's memory (sandbox_spawn), and the
  * tool's process the supervisor's until it execs (vfork): nothing is
@@ -358,9 +357,9 @@ static void wait_for_start(int events)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-/* All n bytes of what the supervisor sent: an error (4100 bytes) comes
- * after its event, and may be on its way still, so a signal (a resize,
- * ^C) can interrupt the read of it. */
+/* All n bytes of a message part, or false at the pipe's end: a read cut
+ * short (a signal: a resize, ^C) is taken up again, never mistaken for
+ * the next event. */
 static bool read_whole(int fd, void *buf, size_t n)
 {
 	char *p = buf;

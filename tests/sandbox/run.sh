@@ -20,8 +20,8 @@ for _ in 1 2 3; do
 	case $reaped in "status 768"*) ;; *) bad="moat's status: $reaped" ;; esac
 	case $reaped in *"still running"* | *"exited "[1-9]*) bad=$reaped ;; esac
 done
-[ -z "$bad" ] && ok "what outlives moat run exits 0 at once, and moat's status is the command's (3 sessions)" ||
-	not_ok "what outlives moat run exits 0 at once ($bad)"
+[ -z "$bad" ] && ok "what outlives moat run exits 0, none left running, and moat's status is the command's (3 sessions)" ||
+	not_ok "what outlives moat run exits 0, none left running ($bad)"
 
 # And while it does, it holds none of the caller's stdin, stdout and
 # stderr: `$(moat run ...)` and a pipeline get their end of file at moat's

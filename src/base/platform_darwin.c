@@ -168,6 +168,11 @@ long platform_quiet_close(int fd)
 	return quiet(close(fd), saved);
 }
 
+void platform_populate(void *start, size_t len)
+{
+	(void)start, (void)len;
+}
+
 int platform_rename_noreplace(int dfd, const char *from, const char *to)
 {
 	return renameatx_np(dfd, from, dfd, to, RENAME_EXCL);

@@ -331,6 +331,11 @@ bool profile_defaults_read(enum platform platform, const char *path)
 	return false;
 }
 
+bool profile_rule_is_file(const struct rule *r)
+{
+	return r->origin == ORIGIN_DEVICE || r->origin == ORIGIN_TERMINAL;
+}
+
 bool profile_has_sockets(const struct profile *p)
 {
 	for (size_t i = 0; i < p->nrules; i++)

@@ -153,6 +153,10 @@ void profile_set_env(struct profile *p, const char *name, const char *value);
 /* Do the platform's default rules already give read access to path? */
 bool profile_defaults_read(enum platform platform, const char *path);
 
+/* Is r's path a file by construction (a device, a terminal), never a
+ * directory? Every other rule may name either. */
+bool profile_rule_is_file(const struct rule *r);
+
 /* Does the profile let unix sockets through on purpose (config .sockets)? */
 bool profile_has_sockets(const struct profile *p);
 

@@ -10,15 +10,6 @@
 
 /* ---- rendering ---------------------------------------------------------- */
 
-/* The model does not say whether a path is a file or a directory. Devices and
- * terminals are files by construction, so they get (literal ...); every other
- * rule gets (subpath ...), which also matches a file of exactly that name
- * (nothing can lie beneath a file), so it is right for both. */
-static bool rule_is_literal(const struct rule *r)
-{
-	return r->origin == ORIGIN_DEVICE || r->origin == ORIGIN_TERMINAL;
-}
-
 static bool rule_is_root(const struct profile *p, const struct rule *r)
 {
 	return r->origin == ORIGIN_ROOT && strcmp(r->path, p->root) == 0;
@@ -74,7 +65,7 @@ static size_t group_of(const struct rule *r)
 			break;
 		}
 	}
-	return rank * 4 + (rule_is_literal(r) ? 2 : 0) + ((r->access & ACCESS_IOCTL) ? 1 : 0);
+	return rank * 4 + (profile_rule_is_file(r) ? 2 : 0) + ((r->access & ACCESS_IOCTL) ? 1 : 0);
 }
 
 /* A name from config.zon in a comment: a newline would end the comment and
@@ -118,7 +109,12 @@ static void render_group(struct strbuf *sb, const struct profile *p, size_t grou
 		if (rule_is_root(p, r) || !(r->access & (ACCESS_ALL | ACCESS_IOCTL)) ||
 		    group_of(r) != group)
 			continue;
-		bool literal = rule_is_literal(r);
+		/* The model does not say whether a path is a file or a
+		 * directory. Devices and terminals are files by construction,
+		 * so they get (literal ...); every other rule gets (subpath
+		 * ...), which also matches a file of exactly that name (nothing
+		 * can lie beneath a file), so it is right for both. */
+		bool literal = profile_rule_is_file(r);
 		if (!first) {
 			first = r;
 			sb_addf(sb, "\n; %s%s, %s\n(allow ", access_name(r->access),

@@ -73,17 +73,19 @@ enum { STACK_AHEAD = 64 * 1024 };
  * Then make present, in two calls, the memory a start is about to touch
  * one page at a time: our own .data and .bss and the stack's next 64 KiB.
  * On such a guest every page fault is a trip to the host, some 10 us each,
- * while populating costs under 1 us a page. Anonymous memory only: a
- * file's pages may be cold (a host reclaiming the guest's memory drops
- * them), and populating the whole text could read from disk what is never
- * run. */
+ * while populating costs under 1 us a page. Only memory about to be
+ * written: the text's pages may be cold (a host reclaiming the guest's
+ * memory drops them), and populating the whole text could read from disk
+ * what is never run. */
 __attribute__((constructor)) static void prepare_memory(void)
 {
 	void *brk_start = (void *)syscall(SYS_brk, 0);
 	mmap(brk_start, 1, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	dl_iterate_phdr(populate_own_data, NULL);
-	char here;
-	platform_populate((void *)((uintptr_t)&here - STACK_AHEAD), STACK_AHEAD);
+	/* The frame's address, not a local's: AddressSanitizer may keep
+	 * locals on a stack of its own. */
+	uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+	platform_populate((void *)(frame - STACK_AHEAD), STACK_AHEAD);
 }
 
 /* What the kernel names a /proc magic link (canonical already), or

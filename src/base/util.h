@@ -10,6 +10,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* Built with AddressSanitizer (gcc's -fsanitize=address, or clang's)? */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Allocation failure is not something moat can recover from in a useful way,

@@ -92,13 +92,6 @@ static int start_child(void *data)
  * Its own stack, guarded; the tool's process starts on it too. Not under
  * AddressSanitizer, which knows no stack but the thread's and faults on
  * this one. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
 #if PLATFORM_QUIET_RAW && !defined(UNDER_ASAN)
 #define SHARE_MEMORY CLONE_VM
 #else

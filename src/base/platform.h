@@ -99,8 +99,9 @@ long platform_quiet_close(int fd);
 /* Make the pages of [start, start + len) present and writable now, in one
  * call, rather than one fault at a time as they are first touched: where a
  * page fault is a trip to a hypervisor, as on a paravirtualized guest, the
- * one call costs a tenth as much. For anonymous memory about to be used
- * (a new stack); best effort, errno kept. A no-op on macOS. */
+ * one call costs a tenth as much. For memory about to be written (a
+ * stack, .data, .bss), never a file's text; best effort, errno kept. A
+ * no-op on macOS. */
 void platform_populate(void *start, size_t len);
 
 /* Rename from to to, both entries of dfd, never replacing what is at to

@@ -96,6 +96,17 @@ long platform_quiet_kill(pid_t pid, int sig);
 long platform_quiet_wait(pid_t pid, int *status, int options);
 long platform_quiet_close(int fd);
 
+/* Keep this process, and what it starts from now on, on the CPU it runs
+ * on, until each calls platform_cpu_release for itself: that gives back
+ * the CPUs it was allowed before (every CPU the cpuset allows, should that
+ * fail). For a chain of processes that each wait for the next (a session's
+ * start): the kernel starts a new process on an idle CPU, which on a
+ * virtual machine is slow to wake, while the one it just left idles. The
+ * release is a raw call (PLATFORM_QUIET_RAW), errno kept. No-ops on
+ * macOS. */
+void platform_cpu_hold(void);
+void platform_cpu_release(void);
+
 /* Make the pages of [start, start + len) present and writable now, in one
  * call, rather than one fault at a time as they are first touched: where a
  * page fault is a trip to a hypervisor, as on a paravirtualized guest, the

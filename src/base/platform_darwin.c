@@ -122,6 +122,8 @@ struct timespec platform_mtime(const struct stat *st)
 }
 
 void platform_become_subreaper(void) {}
+void platform_cpu_hold(void) {}
+void platform_cpu_release(void) {}
 
 /* No memory is shared here (PLATFORM_QUIET_RAW is 0): libc, errno kept. */
 static long quiet(long ret, int saved)

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -357,6 +358,39 @@ static long quiet_call(long nr, long a, long b, long c, long d, long e)
 	return ret;
 }
 #endif
+
+/* The CPUs this process was allowed before platform_cpu_hold: written
+ * before a session's supervisor and tool exist, only read once they do,
+ * each for itself (they share this memory). */
+static cpu_set_t cpus_before_hold;
+static bool cpu_held;
+
+void platform_cpu_hold(void)
+{
+	int cpu = sched_getcpu();
+	if (cpu < 0 || cpu >= CPU_SETSIZE ||
+	    sched_getaffinity(0, sizeof(cpus_before_hold), &cpus_before_hold) < 0)
+		return;
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	cpu_held = sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
+void platform_cpu_release(void)
+{
+	if (!cpu_held)
+		return;
+	if (quiet_call(SYS_sched_setaffinity, 0, sizeof(cpus_before_hold), (long)&cpus_before_hold,
+	               0, 0) == 0)
+		return;
+	/* The cpuset changed meanwhile and allows none of them: every CPU,
+	 * which the kernel cuts down to what the cpuset allows. Never left on
+	 * the one. */
+	cpu_set_t every;
+	memset(&every, 0xff, sizeof(every));
+	quiet_call(SYS_sched_setaffinity, 0, sizeof(every), (long)&every, 0, 0);
+}
 
 long platform_quiet_read(int fd, void *buf, size_t n)
 {

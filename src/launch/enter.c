@@ -256,6 +256,9 @@ int launch_exec(struct launch *l, char **argv, struct error *err)
 	if (l->shell_dir && apply_shell_env(l, err) < 0)
 		return EXIT_MOAT_FAILED;
 	overrides_apply(&l->overrides);
+	/* A session's start held its CPU (session_run): the tool and what it
+	 * starts get all of the caller's. */
+	platform_cpu_release();
 	/* The file that was judged runs, opened once: a jailbroken tool's
 	 * canonical path (tool.c) refusing any link, so a leftover process
 	 * flipping one cannot swap in a script of its own. */

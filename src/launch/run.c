@@ -294,6 +294,7 @@ static int supervisor(void *data)
 		close(control);
 		start_tool(l, r, a->argv, events);
 	}
+	platform_cpu_release();
 	l->ctx.root_fd = -1;
 	if (root_fd >= 0)
 		close(root_fd);
@@ -444,11 +445,18 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	plantwatch_start(&watch, &l->profile);
 	bool isolated;
 	struct supervisor_args args = {l, &r, argv, &isolated, &ch};
+	/* moat waits for the supervisor, the supervisor for the tool's process
+	 * (vfork), which runs until its exec: one runs at a time, so they run
+	 * on this CPU rather than each on a fresh one (platform_cpu_hold). Each
+	 * gives the CPUs back once its part is done, the tool's process right
+	 * before its exec (launch_exec). */
+	platform_cpu_hold();
 	pid_t pid = sandbox_spawn(l->profile.isolate, &isolated, supervisor, &args);
 	close(ch.events[1]);
 	close(ch.control[0]);
 	if (pid > 0)
 		wait_for_start(ch.events[0]);
+	platform_cpu_release();
 	if (pid > 0 && !isolated && l->support.abi < 6 && l->print_warnings)
 		l->print_warnings(
 		    "this session has no PID namespace of its own (nested in a session, "

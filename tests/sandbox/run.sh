@@ -206,4 +206,33 @@ run "$MOAT" run -- ls /proc/self/fd 7<"$HOME/.ssh/id_rsa" 9>"$T/fd9"
 [ "$(echo $out)" = "0 1 2 3" ] && ok "only 0, 1 and 2 are open inside (3 is ls's own)" ||
 	{ not_ok "only 0, 1 and 2 are open inside (3 is ls's own)" && _show ls /proc/self/fd; }
 
+# A session's start runs moat, the supervisor and the tool's process on one
+# CPU, each waiting for the next; each gives the caller's CPUs back: the
+# tool and what it starts, and moat and the supervisor for the session.
+cpus_of() { grep Cpus_allowed_list "/proc/$1/status" | cut -f2; }
+cpus_seen() { # cpus_seen CPUS [taskset -c LIST]: what each process is allowed
+	rm -f cpus.out go
+	"${@:2}" "$MOAT" run -- sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2 >cpus.out
+		sh -c "grep Cpus_allowed_list /proc/self/status | cut -f2" >>cpus.out
+		while [ ! -e go ]; do sleep 0.05; done' &
+	local moat=$! sup tool
+	for _ in $(seq 200); do [ "$(wc -l 2>/dev/null <cpus.out)" = 2 ] && break; sleep 0.05; done
+	sup=$(pgrep -P "$moat") tool=$(pgrep -P "$sup")
+	seen="moat $(cpus_of "$moat"), supervisor $(cpus_of "$sup"), tool $(cpus_of "$tool"), tool's shell $(head -1 cpus.out), its child $(tail -1 cpus.out)"
+	touch go
+	wait "$moat"
+	rm -f cpus.out go
+	[ "$seen" = "moat $1, supervisor $1, tool $1, tool's shell $1, its child $1" ]
+}
+mine=$(cpus_of self)
+if [ "$(nproc)" -ge 2 ] && [ "$(taskset -c 0 cat /proc/self/status | grep Cpus_allowed_list | cut -f2)" = 0 ]; then
+	ok "control: a process held to CPU 0 shows it ($mine otherwise)"
+	cpus_seen "$mine" && ok "moat, the supervisor, the tool and its child keep the caller's CPUs ($seen)" ||
+		not_ok "moat, the supervisor, the tool and its child keep the caller's CPUs ($mine): $seen"
+	cpus_seen 1 taskset -c 1 && ok "and a caller held to CPU 1 stays on it ($seen)" ||
+		not_ok "and a caller held to CPU 1 stays on it: $seen"
+else
+	skip "prerequisite: two CPUs and taskset, to see a process held to one"
+fi
+
 done_testing

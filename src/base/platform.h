@@ -98,12 +98,13 @@ long platform_quiet_close(int fd);
 
 /* Keep this process, and what it starts from now on, on the CPU it runs
  * on, until each calls platform_cpu_release for itself: that gives back
- * the CPUs it was allowed before (every CPU the cpuset allows, should that
- * fail). For a chain of processes that each wait for the next (a session's
- * start): the kernel starts a new process on an idle CPU, which on a
- * virtual machine is slow to wake, while the one it just left idles. The
- * release is a raw call (PLATFORM_QUIET_RAW), errno kept. No-ops on
- * macOS. */
+ * the CPUs the caller asked for with taskset or the like, or else every
+ * CPU its cpuset allows, then and later (or those, should the cpuset have
+ * shrunk below the caller's). For a chain of processes that each wait for
+ * the next (a session's start): the kernel starts a new process on an idle
+ * CPU, which on a virtual machine is slow to wake, while the one it just
+ * left idles. The release is a raw call (PLATFORM_QUIET_RAW), errno kept.
+ * No-ops on macOS. */
 void platform_cpu_hold(void);
 void platform_cpu_release(void);
 

@@ -359,18 +359,30 @@ static long quiet_call(long nr, long a, long b, long c, long d, long e)
 }
 #endif
 
-/* The CPUs this process was allowed before platform_cpu_hold: written
- * before a session's supervisor and tool exist, only read once they do,
- * each for itself (they share this memory). */
-static cpu_set_t cpus_before_hold;
+/* The CPUs a session's processes get back from platform_cpu_hold: written
+ * before its supervisor and tool exist, only read once they do, each for
+ * itself (they share this memory). */
+static cpu_set_t cpus_given_back;
 static bool cpu_held;
 
 void platform_cpu_hold(void)
 {
 	int cpu = sched_getcpu();
 	if (cpu < 0 || cpu >= CPU_SETSIZE ||
-	    sched_getaffinity(0, sizeof(cpus_before_hold), &cpus_before_hold) < 0)
+	    sched_getaffinity(0, sizeof(cpus_given_back), &cpus_given_back) < 0)
 		return;
+	/* Since Linux 6.2 the kernel keeps the mask a process last asked for
+	 * (inherited by what it starts), and when its cpuset changes allows it
+	 * no more than that. A caller that never asked is allowed its whole
+	 * cpuset: asking for every CPU gives it just that, so it gets back
+	 * every CPU, and a cpuset widened during the session widens the tool
+	 * too. One that asked for fewer (taskset) gets those back. */
+	cpu_set_t every, allowed;
+	memset(&every, 0xff, sizeof(every));
+	if (sched_setaffinity(0, sizeof(every), &every) == 0 &&
+	    sched_getaffinity(0, sizeof(allowed), &allowed) >= 0 &&
+	    CPU_EQUAL(&allowed, &cpus_given_back))
+		cpus_given_back = every;
 	cpu_set_t one;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
@@ -381,12 +393,11 @@ void platform_cpu_release(void)
 {
 	if (!cpu_held)
 		return;
-	if (quiet_call(SYS_sched_setaffinity, 0, sizeof(cpus_before_hold), (long)&cpus_before_hold,
-	               0, 0) == 0)
+	if (quiet_call(SYS_sched_setaffinity, 0, sizeof(cpus_given_back), (long)&cpus_given_back, 0,
+	               0) == 0)
 		return;
 	/* The cpuset changed meanwhile and allows none of them: every CPU,
-	 * which the kernel cuts down to what the cpuset allows. Never left on
-	 * the one. */
+	 * which the kernel cuts down to what the cpuset allows. */
 	cpu_set_t every;
 	memset(&every, 0xff, sizeof(every));
 	quiet_call(SYS_sched_setaffinity, 0, sizeof(every), (long)&every, 0, 0);

@@ -209,30 +209,74 @@ run "$MOAT" run -- ls /proc/self/fd 7<"$HOME/.ssh/id_rsa" 9>"$T/fd9"
 # A session's start runs moat, the supervisor and the tool's process on one
 # CPU, each waiting for the next; each gives the caller's CPUs back: the
 # tool and what it starts, and moat and the supervisor for the session.
-cpus_of() { grep Cpus_allowed_list "/proc/$1/status" | cut -f2; }
-cpus_seen() { # cpus_seen CPUS [taskset -c LIST]: what each process is allowed
-	rm -f cpus.out go
-	"${@:2}" "$MOAT" run -- sh -c 'grep Cpus_allowed_list /proc/self/status | cut -f2 >cpus.out
-		sh -c "grep Cpus_allowed_list /proc/self/status | cut -f2" >>cpus.out
-		while [ ! -e go ]; do sleep 0.05; done' &
-	local moat=$! sup tool
-	for _ in $(seq 200); do [ "$(wc -l 2>/dev/null <cpus.out)" = 2 ] && break; sleep 0.05; done
-	sup=$(pgrep -P "$moat") tool=$(pgrep -P "$sup")
-	seen="moat $(cpus_of "$moat"), supervisor $(cpus_of "$sup"), tool $(cpus_of "$tool"), tool's shell $(head -1 cpus.out), its child $(tail -1 cpus.out)"
-	touch go
-	wait "$moat"
-	rm -f cpus.out go
-	[ "$seen" = "moat $1, supervisor $1, tool $1, tool's shell $1, its child $1" ]
+cpus_of() { grep Cpus_allowed_list "/proc/$1/status" 2>/dev/null | cut -f2; }
+session_start() { # session_start [PREFIX...]: a session whose tool waits for ./go
+	rm -f started go
+	"$@" "$MOAT" run -- sh -c 'tail -f /dev/null & touch started
+		while [ ! -e go ]; do sleep 0.05; done; kill $!' &
+	moat=$!
+	for _ in $(seq 200); do [ -e started ] && break; sleep 0.05; done
 }
+session_cpus() { # what moat, the supervisor, the tool and its child are allowed
+	local sup tool child
+	sup=$(pgrep -P "$moat") tool=$(pgrep -P "$sup")
+	child=$(pgrep -P "$tool" -x tail)
+	echo "moat $(cpus_of "$moat"), supervisor $(cpus_of "$sup"), tool $(cpus_of "$tool"), its child $(cpus_of "$child")"
+}
+session_shows() { # session_shows CPUS: polled, as moat gives its back at 'R'
+	for _ in $(seq 100); do
+		seen=$(session_cpus)
+		[ "$seen" = "moat $1, supervisor $1, tool $1, its child $1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+session_end() { touch go && wait "$moat"; rm -f started go; }
 mine=$(cpus_of self)
-if [ "$(nproc)" -ge 2 ] && [ "$(taskset -c 0 cat /proc/self/status | grep Cpus_allowed_list | cut -f2)" = 0 ]; then
-	ok "control: a process held to CPU 0 shows it ($mine otherwise)"
-	cpus_seen "$mine" && ok "moat, the supervisor, the tool and its child keep the caller's CPUs ($seen)" ||
+last=${mine##*[,-]} first=${mine%%[,-]*}
+if [ "$last" != "$mine" ] && command -v taskset >/dev/null; then
+	[ "$(taskset -c "$last" grep Cpus_allowed_list /proc/self/status | cut -f2)" = "$last" ] &&
+		ok "control: a process held to CPU $last shows it ($mine otherwise)" ||
+		not_ok "control: a process held to CPU $last shows it"
+	session_start
+	session_shows "$mine" && ok "moat, the supervisor, the tool and its child keep the caller's CPUs ($seen)" ||
 		not_ok "moat, the supervisor, the tool and its child keep the caller's CPUs ($mine): $seen"
-	cpus_seen 1 taskset -c 1 && ok "and a caller held to CPU 1 stays on it ($seen)" ||
-		not_ok "and a caller held to CPU 1 stays on it: $seen"
+	session_end
+	session_start taskset -c "$last"
+	session_shows "$last" && ok "and a caller held to CPU $last stays on it ($seen)" ||
+		not_ok "and a caller held to CPU $last stays on it: $seen"
+	session_end
 else
 	skip "prerequisite: two CPUs and taskset, to see a process held to one"
+fi
+
+# Since Linux 6.2 the kernel keeps the mask a process asked for, and a
+# cpuset widened later widens it no further. A caller that asked for none
+# must not be left with moat's: widened during the session, its cpuset
+# widens the tool too, as it does a process started without moat.
+cpuset=/sys/fs/cgroup/cpuset
+if [ "$last" != "$mine" ] && is_root && [ -w "$cpuset/cgroup.procs" ] && [ -r "$cpuset/cpuset.mems" ] &&
+	mkdir "$cpuset/moat-test.$$" 2>/dev/null; then
+	cs=$cpuset/moat-test.$$
+	cat "$cpuset/cpuset.mems" >"$cs/cpuset.mems"
+	echo "$first" >"$cs/cpuset.cpus"
+	in_cs() { echo "$BASHPID" >"$cs/cgroup.procs" && exec "$@"; }
+	in_cs sleep 1000 &
+	control=$!
+	session_start in_cs
+	session_shows "$first" && before=ok || before="not: $seen"
+	echo "$mine" >"$cs/cpuset.cpus"
+	for _ in $(seq 100); do [ "$(cpus_of "$control")" = "$mine" ] && break; sleep 0.05; done
+	[ "$before" = ok ] && [ "$(cpus_of "$control")" = "$mine" ] &&
+		ok "control: a cpuset of CPU $first holds the session, and widened to $mine widens a process in it" ||
+		not_ok "control: a cpuset of CPU $first holds the session ($before), and widened widens a process in it ($(cpus_of "$control"))"
+	session_shows "$mine" && ok "and moat's processes, the tool and its child with them ($seen)" ||
+		not_ok "and moat's processes, the tool and its child with them ($mine): $seen"
+	session_end
+	kill "$control" && wait "$control"
+	rmdir "$cs"
+else
+	skip "prerequisite: root, two CPUs and a cgroup v1 cpuset hierarchy at $cpuset, to widen a cpuset"
 fi
 
 done_testing

@@ -16,10 +16,21 @@ MOAT=$MOAT_BUILD/moat
 WRAPPER=$MOAT_BUILD/moat-wrapper
 HELPERS=$MOAT_BUILD/tests/helpers
 
-# Not under /tmp unless told: a session has a /tmp of its own, in which a
-# HOME under the host's /tmp would be absent rather than denied.
-T=$(mktemp -d "${MOAT_TEST_TMPDIR:-${TMPDIR:-/tmp}}/moat-test.XXXXXX")
-T=$(cd "$T" && pwd -P)
+# Not under /tmp, /var/tmp or /dev/shm: a session has its own of each, in
+# which a world under the host's would be absent rather than denied (and a
+# write beside the root would land there, and succeed). tests/run-all says
+# where (MOAT_TEST_TMPDIR); a suite run alone uses the caller's cache.
+test_tmpdir=${MOAT_TEST_TMPDIR:-${XDG_CACHE_HOME:-$HOME/.cache}}
+mkdir -p "$test_tmpdir" && T=$(mktemp -d "$test_tmpdir/moat-test.XXXXXX") && T=$(cd "$T" && pwd -P) ||
+	exit 1
+case $T/ in
+/tmp/* | /var/tmp/* | /dev/shm/*)
+	rmdir "$T"
+	echo "tests/lib.sh: $T is under a directory a session replaces with its own" \
+		"(/tmp, /var/tmp, /dev/shm); set MOAT_TEST_TMPDIR to one elsewhere" >&2
+	exit 1
+	;;
+esac
 trap 'chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T" "${TMPDECOY:-}"' EXIT
 
 export HOME=$T/home

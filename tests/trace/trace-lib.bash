@@ -1,11 +1,5 @@
 # Shared by tests/trace/*.sh (not a test itself: run-all runs only *.sh).
-#
-# The throw-away world goes under /var/tmp when it can, so that /tmp is not
-# an ancestor of $HOME: then `ls /tmp` has a grant to suggest. (With HOME
-# under /tmp the report must say that none exists; report.sh checks both.)
-if [ -d /var/tmp ] && [ -w /var/tmp ] && [ -x /var/tmp ]; then
-	export TMPDIR=/var/tmp
-fi
+
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # The probe (tests/trace/probe.c) must sit in the root to be runnable there.

@@ -29,6 +29,14 @@ static unsigned long long kept_mask(void)
 	return m;
 }
 
+bool caps_effective(int cap)
+{
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2];
+	return syscall(SYS_capget, &hdr, data) == 0 && cap >= 0 && cap < 64 &&
+	       (data[cap / 32].effective & (1u << (cap % 32)));
+}
+
 int caps_drop_dangerous(struct error *err)
 {
 	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};

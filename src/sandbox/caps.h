@@ -13,4 +13,7 @@
  * untouched. */
 int caps_drop_dangerous(struct error *err);
 
+/* Does this process hold cap in its effective set? */
+bool caps_effective(int cap);
+
 #endif

@@ -184,16 +184,34 @@ unit: $(UNIT_BIN)
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-fuzz:
-	@mkdir -p $(B)/fuzz
-	@for src in $(FUZZ_SRC); do \
-		name=$$(basename $$src .c); \
-		$(FUZZ_CC) -std=c17 -D_GNU_SOURCE -Isrc -g -O1 -fsanitize=fuzzer,address,undefined \
-			$$src $(LIB_SRC) -o $(B)/fuzz/$$name || exit 1; \
-		mkdir -p $(B)/fuzz/$$name-corpus; \
-		$(B)/fuzz/$$name -max_total_time=$(FUZZ_SECONDS) $(B)/fuzz/$$name-corpus \
-			tests/fuzz/corpus/$${name#fuzz_} || exit 1; \
-	done
+# `make -j2 fuzz`: the library is compiled once with the fuzzer's
+# instrumentation, each target linked against it, and the targets fuzzed
+# side by side, each for FUZZ_SECONDS, its output in $(B)/fuzz/NAME.log
+# (shown when it finds something).
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Isrc -g -O1
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRC))
+FUZZ_LIB := $(B)/fuzz/libmoat-fuzz.a
+.PHONY: $(addprefix fuzz-run-,$(FUZZ_NAMES))
+fuzz: $(addprefix fuzz-run-,$(FUZZ_NAMES))
+
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+$(FUZZ_LIB): $(patsubst %.c,$(B)/fuzz/obj/%.o,$(LIB_SRC))
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/fuzz/bin/%: tests/fuzz/%.c $(FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_LIB) -o $@
+
+$(addprefix fuzz-run-,$(FUZZ_NAMES)): fuzz-run-%: $(B)/fuzz/bin/%
+	@mkdir -p $(B)/fuzz/$*-corpus
+	@echo "fuzz: $* for $(FUZZ_SECONDS)s"
+	@$< -max_total_time=$(FUZZ_SECONDS) $(B)/fuzz/$*-corpus tests/fuzz/corpus/$(*:fuzz_%=%) \
+		>$(B)/fuzz/$*.log 2>&1 || { tail -n 60 $(B)/fuzz/$*.log; echo "fuzz: $* failed (log: $(B)/fuzz/$*.log)"; exit 1; }
+	@echo "fuzz: $* ok, $$(grep -c . $(B)/fuzz/$*.log) lines of log; $$(tail -n 1 $(B)/fuzz/$*.log)"
 
 demo: all
 	@tests/demo.sh $(B)

@@ -315,6 +315,7 @@ void context_free(struct context *c)
 		free((char *)c->git[i].path);
 	free(c->git);
 	free(c->git_common);
+	free(c->git_module);
 	for (size_t i = 0; i < c->ngit_protect; i++)
 		free(c->git_protect[i]);
 	free(c->git_protect);

@@ -40,6 +40,7 @@ struct context {
 	struct grant *git; /* bin unused */
 	size_t ngit;
 	char *git_common;
+	char *git_module; /* a submodule's git directory, read/write (hooks, config protected) */
 	char **git_protect;
 	size_t ngit_protect;
 };
@@ -60,7 +61,11 @@ struct project_root {
 void context_project_root(const char *cwd, const char *home, bool here, struct project_root *out);
 void project_root_free(struct project_root *r);
 
-/* A root that is a linked git work tree (`git worktree add`: its .git a
+/* A root that is a submodule's work tree (its .git a file naming a git
+ * directory M under a superproject's modules/, M's core.worktree pointing
+ * back at root): M read/write, its hooks and config protected as any
+ * writable git directory's (c->git_module).
+ * A root that is a linked git work tree (`git worktree add`: its .git a
  * file naming a git directory W) whose W lies outside the root: when git
  * registered W for this work tree (W/gitdir points back at root/.git, W lies
  * in the common directory's worktrees/), add the rules git needs: W

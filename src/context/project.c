@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/path.h"
@@ -144,6 +146,70 @@ static void add_common_entries(struct context *c, const char *common)
 	}
 }
 
+/* The value of core.worktree in dir's config, or NULL. Only the syntax
+ * `git submodule` writes is read: a value with quotes, escapes or a
+ * comment, or a key on a section's line, counts as none, and the git
+ * directory is then not followed. */
+static char *core_worktree(int dirfd, const char *dir)
+{
+	cleanup_free char *buf = NULL;
+	size_t len;
+	struct error ignored;
+	if (fs_read_at(dirfd, dir, "config", 1 << 16, &buf, &len, &ignored) < 0 ||
+	    memchr(buf, '\0', len))
+		return NULL;
+	bool in_core = false;
+	char *found = NULL, *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		if (*line == '[') {
+			in_core = strncasecmp(line, "[core]", 6) == 0;
+			continue;
+		}
+		if (!in_core || strncasecmp(line, "worktree", 8) != 0)
+			continue;
+		char *v = line + 8;
+		v += strspn(v, " \t");
+		if (*v++ != '=')
+			continue;
+		v += strspn(v, " \t");
+		size_t vn = strcspn(v, "\r");
+		while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
+			vn--;
+		free(found);
+		found = vn && !memchr(v, '"', vn) && !memchr(v, '\\', vn) && !memchr(v, '#', vn) &&
+		                !memchr(v, ';', vn)
+		            ? xstrndup(v, vn)
+		            : NULL;
+	}
+	return found;
+}
+
+/* A root that is a submodule's work tree, its git directory moddir (lying
+ * in a superproject's modules/): when moddir's core.worktree points back at
+ * the root (as `git submodule` sets it), the directory is read/write; its
+ * hooks and config are protected as every git directory the sandbox can
+ * write (context/protect.c). Returns NULL, or why it was not followed. */
+static char *add_git_submodule(struct context *c, const char *moddir, int modfd,
+                               const char *const *areas, size_t n)
+{
+	cleanup_free char *named = core_worktree(modfd, moddir);
+	cleanup_free char *path = !named            ? NULL
+	                          : named[0] == '/' ? xstrdup(named)
+	                                            : path_join(moddir, named);
+	cleanup_free char *back = path ? resolved(path, areas, n) : NULL;
+	if (!strstr(moddir, "/modules/") || !back || strcmp(back, c->root) != 0)
+		return xasprintf(
+		    "%s/.git names %s, which is not a linked work tree's git directory "
+		    "registered for this one, nor a submodule's",
+		    c->root, moddir);
+	if (profile_grant_refusal(moddir, c->home))
+		return xasprintf("%s/.git names %s, which cannot be granted", c->root, moddir);
+	c->git_module = xstrdup(moddir);
+	add_git_rule(c, moddir, ACCESS_RW);
+	return NULL;
+}
+
 char *context_add_git_worktree(struct context *c, const char *const *areas, size_t n)
 {
 	cleanup_close int rootfd = open(c->root, O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
@@ -160,6 +226,9 @@ char *context_add_git_worktree(struct context *c, const char *const *areas, size
 	cleanup_close int wtfd = open(wt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	cleanup_free char *common_named =
 	    wtfd < 0 ? NULL : path_in_file(wtfd, wt, "commondir", "", wt);
+	if (wtfd >= 0 && !common_named &&
+	    faccessat(wtfd, "commondir", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		return add_git_submodule(c, wt, wtfd, areas, n);
 	cleanup_free char *back_named = wtfd < 0 ? NULL : path_in_file(wtfd, wt, "gitdir", "", wt);
 	cleanup_free char *common = common_named ? resolved(common_named, areas, n) : NULL;
 	cleanup_free char *back = back_named ? resolved(back_named, areas, n) : NULL;
@@ -172,7 +241,7 @@ char *context_add_git_worktree(struct context *c, const char *const *areas, size
 	if (!common || !back || strcmp(back, dotgit) != 0 || strcmp(parent, registry) != 0)
 		return xasprintf(
 		    "%s/.git names %s, which is not a linked work tree's git directory "
-		    "registered for this one",
+		    "registered for this one, nor a submodule's",
 		    c->root, wt);
 	if (profile_grant_refusal(wt, c->home) || profile_grant_refusal(common, c->home))
 		return xasprintf("%s/.git names %s, which cannot be granted", c->root, wt);

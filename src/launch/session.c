@@ -225,8 +225,9 @@ static int choose_root(struct launch *l, const char *home, bool here, struct err
 	return rc;
 }
 
-/* A linked git work tree whose git directory is elsewhere: what git needs
- * there, said once, with its own files of that directory kept read-only. */
+/* A linked git work tree or a submodule whose git directory is elsewhere:
+ * what git needs there, said once, with what git would run later (hooks,
+ * config) kept read-only. */
 static void add_git_worktree(struct launch *l)
 {
 	size_t nareas;
@@ -241,6 +242,11 @@ static void add_git_worktree(struct launch *l)
 		        "git work tree linked to %s: its objects, refs and logs are writable, "
 		        "never its hooks or config\n",
 		        l->ctx.git_common);
+	if (l->ctx.git_module)
+		sb_addf(&l->info,
+		        "git submodule whose git directory is %s: writable, its hooks and config "
+		        "kept read-only\n",
+		        l->ctx.git_module);
 }
 
 /* Grants whose path is not there: a write grant's directory is made when

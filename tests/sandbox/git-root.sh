@@ -126,4 +126,46 @@ run "$MOAT" run -- cat "$SIBLING/.git/HEAD"
 	{ not_ok "a forged .git file"; _show "moat run -- cat $SIBLING/.git/HEAD"; }
 cp "$T/dotgit.saved" "$HOME/linked/.git"
 
+# A submodule: its .git is a file naming its git directory under the
+# superproject's .git/modules/, which git uses as a linked work tree's.
+SUPER=$HOME/super
+git init -q "$T/libsrc" && echo lib >"$T/libsrc/lib.c" && git -C "$T/libsrc" add . &&
+	git -C "$T/libsrc" commit -qm lib && git init -q "$SUPER" &&
+	git -C "$SUPER" -c protocol.file.allow=always submodule add -q "$T/libsrc" libsub >/dev/null 2>&1 &&
+	git -C "$SUPER" commit -qm sub || not_ok "setting up a submodule"
+MODDIR=$SUPER/.git/modules/libsub
+for how in "" --here; do
+	cd "$SUPER/libsub" || exit 1
+	echo "change$how" >>lib.c
+	expect_ok "git status in a submodule's work tree ${how:-from its top}" "$MOAT" run $how -- git status
+	expect_out "saying what its git directory gets" "git submodule whose git directory is $(re_quote "$MODDIR"): writable, its hooks and config kept read-only"
+	expect_ok "git commit there ${how:+with $how}" "$MOAT" run $how -- git commit -qam "sub$how"
+	run git -C "$SUPER/libsub" log --format=%s -1
+	[ "$out" = "sub$how" ] && ok "the commit landed in the submodule's repository" || not_ok "last commit is '$out'"
+done
+mkdir -p "$SUPER/libsub/deep" && cd "$SUPER/libsub/deep" || exit 1
+expect_ok "git log from a directory below the submodule's top" "$MOAT" run -- git log --oneline
+# What the submodule must not reach, each with its control without moat.
+expect_ok "control: the module's hooks are writable without moat" sh -c "echo : >'$MODDIR/hooks/x' && rm '$MODDIR/hooks/x'"
+run "$MOAT" run -- sh -c "echo 'touch /pwned' >'$MODDIR/hooks/post-commit'"
+[ "$rc" -ne 0 ] && [ ! -e "$MODDIR/hooks/post-commit" ] && ok "refused: a hook in the submodule's git directory" ||
+	{ not_ok "a hook was planted in the submodule's git directory" && _show "(last command)"; }
+run "$MOAT" run -- sh -c "echo '[core]hooksPath=/x' >>'$MODDIR/config'"
+[ "$rc" -ne 0 ] && ! grep -q hooksPath "$MODDIR/config" && ok "refused: the submodule's config" ||
+	{ not_ok "the submodule's config was changed" && _show "(last command)"; }
+expect_denied "the superproject's other files stay unreadable" "$MOAT" run -- cat "$SUPER/.gitmodules"
+# A .git file rewritten by the sandbox to name a git directory under some
+# modules/ that is not this work tree's: nothing is granted.
+git init -q "$T/othersrc" && git -C "$T/othersrc" commit -q --allow-empty -m o &&
+	git -C "$SUPER" -c protocol.file.allow=always submodule add -q "$T/othersrc" other >/dev/null 2>&1
+cp "$SUPER/libsub/.git" "$T/subgit.saved"
+echo "gitdir: ../.git/modules/other" >"$SUPER/libsub/.git"
+cd "$SUPER/libsub" || exit 1
+run "$MOAT" run -- cat "$SUPER/.git/modules/other/HEAD"
+[ "$rc" -ne 0 ] && grep -q "nor a submodule's" "$T/.err" &&
+	ok "a .git file naming another submodule's git directory grants nothing" ||
+	{ not_ok "a forged submodule .git file"; _show "(last command)"; }
+cp "$T/subgit.saved" "$SUPER/libsub/.git"
+cd "$PROJ" || exit 1
+
 done_testing

@@ -111,21 +111,32 @@ static const char *store_dir(void)
 	return s && s[0] == '/' ? s : "/nix/store";
 }
 
-/* A relative directory means the caller's directory now; pins outlive that,
- * so make it absolute ("." and "path:./x", not "github:..."). */
+/* A reference nix would read from the file system is judged as local
+ * wherever it lies (trusted_flake); one moat cannot classify is refused
+ * (shells/source.h). A relative path means the caller's directory now;
+ * pins outlive that, so it is made absolute, its query kept (".",
+ * ".?dir=sub", "path:./x?ref=y"). */
 static char *canonical_flake(const char *ref, struct error *err)
 {
-	const char *scheme = strncmp(ref, "path:", 5) == 0 ? "path:" : "";
-	const char *p = ref + strlen(scheme);
-	bool relative = p[0] == '.' || (*scheme && p[0] != '/');
-	if (!relative || strchr(p, '?'))
-		return xstrdup(ref);
-	cleanup_free char *abs = platform_canonical_path(p);
-	if (!abs) {
-		error_set(err, "cannot use flake '%s': %s", ref, strerror(errno));
-		return NULL;
+	struct flake_ref fr;
+	flake_ref_parse(ref, &fr);
+	char *out = NULL;
+	if (fr.kind == FLAKE_REF_REFUSED) {
+		error_set(err, "refusing flake '%s': %s", ref, fr.why);
+		error_hint(err, "name a local flake as ./dir, /abs/dir or path:/abs/dir, a remote "
+		                "one as e.g. github:owner/repo");
+	} else if (fr.kind == FLAKE_REF_REMOTE || fr.path[0] == '/') {
+		out = xstrdup(ref);
+	} else {
+		cleanup_free char *abs = platform_canonical_path(fr.path);
+		if (!abs)
+			error_set(err, "cannot use flake '%s': %s", ref, strerror(errno));
+		else
+			out = xasprintf("%s%s%s%s%s", fr.scheme, *fr.scheme ? ":" : "", abs,
+			                fr.query ? "?" : "", fr.query ? fr.query : "");
 	}
-	return xasprintf("%s%s", scheme, abs);
+	flake_ref_free(&fr);
+	return out;
 }
 
 /* The installed flake: <bindir>/../share/moat/flake.nix; in a build tree
@@ -604,7 +615,16 @@ static int trusted_flake(const struct shell_ref *r, char **eval, bool *approved,
 {
 	*approved = false;
 	struct flake_local src;
-	if (!flake_local_parse(r->flake, &src)) {
+	int local = flake_local_parse(r->flake, &src);
+	if (local < 0) {
+		error_set(err,
+		          "cannot use flake '%s': moat cannot tell what nix would read from it (it "
+		          "does not exist, or its dir= leads out of it)",
+		          r->flake);
+		err->status = EXIT_MOAT_FAILED;
+		return -1;
+	}
+	if (!local) {
 		*eval = xstrdup(r->flake);
 		return 0;
 	}
@@ -938,7 +958,7 @@ static bool pin_matches(const struct pin *pin, const struct shell_ref *r)
 static char *source_of(const char *flake)
 {
 	struct flake_local src;
-	if (!flake_local_parse(flake, &src))
+	if (flake_local_parse(flake, &src) <= 0)
 		return xstrdup("-");
 	char *fp = flake_fingerprint(&src);
 	flake_local_free(&src);

@@ -1,6 +1,7 @@
 /* The nix shells' lock file and the JSON reader for nix's --json output. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "shells/json.h"
 #include "shells/nix.h"
 #include "shells/proc.h"
+#include "shells/source.h"
 #include "tap.h"
 
 static void test_pins(void)
@@ -152,8 +154,72 @@ static void test_proc(void)
 	proc_result_free(&r);
 }
 
+/* What each form of flake reference names (issue 38, item 5): every one
+ * nix reads from the file system is local, with its dir=; what moat cannot
+ * classify for certain is refused. */
+static void test_flake_ref(void)
+{
+	static const struct {
+		const char *ref;
+		enum flake_ref_kind kind;
+		const char *scheme, *path, *subdir;
+	} cases[] = {
+	    {".", FLAKE_REF_LOCAL, "", ".", ""},
+	    {".?dir=sub#hello", FLAKE_REF_LOCAL, "", ".", "sub"},
+	    {"./flake?ref=x", FLAKE_REF_LOCAL, "", "./flake", ""},
+	    {"./flake?dir=.", FLAKE_REF_LOCAL, "", "./flake", "."},
+	    {"/abs/f?dir=a%2Fb", FLAKE_REF_LOCAL, "", "/abs/f", "a/b"},
+	    {"path:./x", FLAKE_REF_LOCAL, "path", "./x", ""},
+	    {"path:/abs?dir=s", FLAKE_REF_LOCAL, "path", "/abs", "s"},
+	    {"git+file:///abs/r?dir=sub&ref=main", FLAKE_REF_LOCAL, "git+file", "/abs/r", "sub"},
+	    {"git+file:/abs/r", FLAKE_REF_LOCAL, "git+file", "/abs/r", ""},
+	    {"file:///abs/f.tar.gz", FLAKE_REF_LOCAL, "file", "/abs/f.tar.gz", ""},
+	    {"tarball+file:/abs/x.tgz", FLAKE_REF_LOCAL, "tarball+file", "/abs/x.tgz", ""},
+	    {"hg+file:/abs/h", FLAKE_REF_LOCAL, "hg+file", "/abs/h", ""},
+	    /* nix takes these for relative paths, not registry names */
+	    {"a.b", FLAKE_REF_LOCAL, "", "a.b", ""},
+	    {"sub?dir=x", FLAKE_REF_LOCAL, "", "sub", "x"},
+	    {"x.y/z", FLAKE_REF_LOCAL, "", "x.y/z", ""},
+	    {"~/x", FLAKE_REF_LOCAL, "", "~/x", ""},
+	    {"github:o/r", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"github:o/r?dir=x", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"https://example.org/f.tar.gz", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"nixpkgs", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"nixpkgs/nixos-23.11", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"flake:nixpkgs", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    /* what moat cannot classify for certain */
+	    {"", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"foo/a..b", FLAKE_REF_LOCAL, "", "foo/a..b", ""}, /* no registry name */
+	    {"foo:bar", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"x/y:z", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"git+file:rel", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"file://host/x", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"/a%20b", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"/abs?dir=../up", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"/abs?dir=/etc", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"/abs?dir=a&dir=b", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"./a\tb", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct flake_ref r;
+		flake_ref_parse(cases[i].ref, &r);
+		CHECK(r.kind == cases[i].kind, "'%s' is %d (got %d: %s)", cases[i].ref,
+		      cases[i].kind, r.kind, r.why ? r.why : "");
+		if (r.kind == FLAKE_REF_LOCAL && cases[i].kind == FLAKE_REF_LOCAL) {
+			char name[128];
+			snprintf(name, sizeof(name),
+			         "'%s': its scheme, path and dir=", cases[i].ref);
+			CHECK_STR(r.scheme, cases[i].scheme, name);
+			CHECK_STR(r.path, cases[i].path, name);
+			CHECK_STR(r.subdir, cases[i].subdir, name);
+		}
+		flake_ref_free(&r);
+	}
+}
+
 int main(void)
 {
+	test_flake_ref();
 	test_pins();
 	test_json();
 	test_proc();

@@ -23,11 +23,14 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+extern char **environ;
+
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
 #include "base/strbuf.h"
 #include "shells/json.h"
+#include "shells/nixenv.h"
 #include "shells/proc.h"
 #include "shells/shells.h"
 #include "shells/source.h"
@@ -521,11 +524,22 @@ static int run_nix(const char *const *args, const char *shown, struct proc_resul
 			info("nix: skipped, as sandboxed code could have put it there: %s",
 			     loc.skipped);
 	}
+	cleanup_free char *dropped = NULL;
+	char **env = nix_env_judge((const char *const *)environ, feedback.writable, &dropped, err);
+	if (!env) {
+		last_failure = NIX_FOUND_OR_FAILED;
+		return -1;
+	}
+	static bool said_env;
+	if (!said_env && *dropped)
+		info("nix: left out of its environment: %s", dropped);
+	said_env = true;
 	struct watch w = {.shown = shown, .line = STRBUF_INIT, .drawn = ""};
 	struct proc_hooks hooks = {
-	    .on_stderr = nix_stderr, .on_tick = nix_tick, .tick_ms = 250, .arg = &w};
+	    .on_stderr = nix_stderr, .on_tick = nix_tick, .tick_ms = 250, .arg = &w, .env = env};
 	int start_errno;
 	int rc = proc_run(loc.path, args, &hooks, r, &start_errno, err);
+	nix_env_free(env);
 	if (w.drawn[0])
 		feedback.status(NULL);
 	sb_release(&w.line);

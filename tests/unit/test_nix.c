@@ -8,6 +8,7 @@
 #include "base/platform.h"
 #include "shells/json.h"
 #include "shells/nix.h"
+#include "shells/nixenv.h"
 #include "shells/proc.h"
 #include "shells/source.h"
 #include "tap.h"
@@ -217,8 +218,75 @@ static void test_flake_ref(void)
 	}
 }
 
+/* Sandboxed code writes /nonexistent-moat-w and below. */
+static bool under_w(const char *path, bool below, char **why)
+{
+	(void)below;
+	if (strncmp(path, "/nonexistent-moat-w", 19) != 0)
+		return false;
+	*why = xstrdup("under the sandbox root /nonexistent-moat-w");
+	return true;
+}
+
+/* The environment nix gets (issue 38, item 4). */
+static void test_nix_env(void)
+{
+	const char *env[] = {"PATH=/usr/bin:rel::/nonexistent-moat-w/.venv/bin:/bin",
+	                     "GIT_SSH_COMMAND=evil",
+	                     "GIT_CONFIG_COUNT=1",
+	                     "HOME=/home/u",
+	                     "NIX_REMOTE=daemon",
+	                     "NIX_CONF_DIR=/etc/nix",
+	                     NULL};
+	char *dropped = NULL;
+	struct error err;
+	char **out = nix_env_judge(env, under_w, &dropped, &err);
+	CHECK(out != NULL, "a clean environment is accepted");
+	CHECK_STR(out ? out[0] : NULL, "PATH=/usr/bin:/bin",
+	          "PATH keeps absolute entries nothing sandboxed writes");
+	CHECK_STR(out ? out[1] : NULL, "HOME=/home/u", "GIT_* variables are removed");
+	CHECK_STR(out ? out[3] : NULL, "NIX_CONF_DIR=/etc/nix",
+	          "NIX_* outside writable places pass");
+	CHECK(out && !out[4], "nothing else");
+	CHECK(dropped && strstr(dropped, "GIT_SSH_COMMAND") &&
+	          strstr(dropped, "PATH entry 'rel'") &&
+	          strstr(dropped, "/nonexistent-moat-w/.venv/bin' (under the sandbox root"),
+	      "what was left out is listed: %s", dropped ? dropped : "");
+	nix_env_free(out);
+	free(dropped);
+
+	static const struct {
+		const char *var, *msg;
+	} refused[] = {
+	    {"NIX_USER_CONF_FILES=/etc/nix.conf:/nonexistent-moat-w/nix.conf",
+	     "refusing to run nix with NIX_USER_CONF_FILES='/etc/nix.conf:/nonexistent-moat-w/"
+	     "nix.conf': '/nonexistent-moat-w/nix.conf' is under the sandbox root "
+	     "/nonexistent-moat-w"},
+	    {"NIX_CONF_DIR=conf", "refusing to run nix with NIX_CONF_DIR='conf': 'conf' is a "
+	                          "relative path, read from the current directory"},
+	    {"NIX_CONFIG=plugin-files = /nonexistent-moat-w/p.so",
+	     "refusing to run nix with NIX_CONFIG='plugin-files = /nonexistent-moat-w/p.so': "
+	     "'/nonexistent-moat-w/p.so' is under the sandbox root /nonexistent-moat-w"},
+	    {"LD_PRELOAD=/nonexistent-moat-w/x/../evil.so",
+	     "refusing to run nix with LD_PRELOAD='/nonexistent-moat-w/x/../evil.so': "
+	     "'/nonexistent-moat-w/x/../evil.so' is under the sandbox root /nonexistent-moat-w"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(refused); i++) {
+		const char *one[] = {refused[i].var, NULL};
+		out = nix_env_judge(one, under_w, NULL, &err);
+		CHECK(!out && err.status == EXIT_MOAT_FAILED, "refused: %s", refused[i].var);
+		CHECK_STR(out ? "" : err.msg, refused[i].msg, "saying which and why");
+		nix_env_free(out);
+	}
+	out = nix_env_judge((const char *[]){"HOME=/h", NULL}, NULL, NULL, &err);
+	CHECK_STR(out ? out[1] : NULL, "PATH=/usr/local/bin:/usr/bin:/bin",
+	          "no PATH: a fixed one, never the C library's default");
+	nix_env_free(out);
+}
+
 int main(void)
 {
+	test_nix_env();
 	test_flake_ref();
 	test_pins();
 	test_json();

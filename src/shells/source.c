@@ -218,6 +218,8 @@ void flake_ref_parse(const char *ref, struct flake_ref *out)
 				return refuse_ref(out, "it names a host");
 			p += 2;
 		}
+		if (strncmp(p, "//", 2) == 0) /* file:////x: a host, or a path? */
+			return refuse_ref(out, "its path starts with '//'");
 		return local_ref(out, scheme, p, n - (size_t)(p - ref));
 	}
 	if (memchr(ref, ':', n))

@@ -195,6 +195,7 @@ static void test_flake_ref(void)
 	    {"x/y:z", FLAKE_REF_REFUSED, NULL, NULL, NULL},
 	    {"git+file:rel", FLAKE_REF_REFUSED, NULL, NULL, NULL},
 	    {"file://host/x", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"file:////a", FLAKE_REF_REFUSED, NULL, NULL, NULL}, /* found by fuzz_flakeref */
 	    {"/a%20b", FLAKE_REF_REFUSED, NULL, NULL, NULL},
 	    {"/abs?dir=../up", FLAKE_REF_REFUSED, NULL, NULL, NULL},
 	    {"/abs?dir=/etc", FLAKE_REF_REFUSED, NULL, NULL, NULL},

@@ -50,6 +50,8 @@ int trusted_flake(const struct shell_ref *r, char **eval, bool *approved, struct
 		          "cannot use flake '%s': moat cannot tell what nix would read from it (it "
 		          "does not exist, or its dir= leads out of it)",
 		          r->flake);
+		error_hint(err, "MOAT_FLAKE (or FLAKE in FLAKE#ATTR) must name a flake, e.g. "
+		                "github:you/shells or path:/abs/dir");
 		err->status = EXIT_MOAT_FAILED;
 		return -1;
 	}

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/path.h"
@@ -37,6 +39,17 @@ static int read_record(const char *path, char **buf, size_t *len, struct error *
 	return 0;
 }
 
+/* Refused although its mode lets us read it: by a sandbox around this
+ * process (a wrapped tool inside a session), where nothing moat decides
+ * runs unconfined. A mode the sandbox changed (chmod is not a Landlock
+ * right) does not pass for this, and is a failure. */
+static bool denied_by_sandbox(const char *path, int err)
+{
+	struct stat st;
+	return err == EACCES && stat(path, &st) == 0 && st.st_uid == geteuid() &&
+	       (st.st_mode & S_IRUSR);
+}
+
 void past_roots_load(const char *home)
 {
 	if (record.loaded || !home)
@@ -44,7 +57,8 @@ void past_roots_load(const char *home)
 	record.loaded = true;
 	cleanup_free char *path = record_path(home);
 	struct error err = {0};
-	if (read_record(path, &record.buf, &record.len, &err) < 0)
+	if (read_record(path, &record.buf, &record.len, &err) < 0 &&
+	    !denied_by_sandbox(path, errno))
 		record.failed = xstrdup(err.msg);
 }
 

@@ -90,5 +90,18 @@ run env MOAT_ROOT="$PROJ" MOAT_JAILBREAK=tool "$JB/bin/tool"
 	ok "a root an older moat marked with .moat/ still counts" ||
 	{ not_ok "a root an older moat marked with .moat/ still counts" && _show tool; }
 
+# --- the sandbox makes the record unreadable --------------------------------
+# chmod is no Landlock right: a sandbox may change the mode of a file it
+# cannot open. A record moat cannot read counts every place as written.
+run "$MOAT" run -- chmod 000 "$RECORD"
+[ "$(stat -c %a "$RECORD")" = 0 ] && ok "attack: the sandbox set the record's mode to 000" ||
+	skip "prerequisite: chmod from inside the sandbox was refused ($(stat -c %a "$RECORD"))"
+printf 'tool\t%s\n' "$SIBLING/bin/tool" >"$JB/share/moat/manifest"
+run env MOAT_ROOT="$PROJ" MOAT_JAILBREAK=tool "$JB/bin/tool"
+[ "$rc" -eq 125 ] && [ ! -e "$PWNED" ] && ! grep -q DECOY "$T/.out" &&
+	ok "the past root's jailbreak is still refused (an unreadable record fails closed)" ||
+	{ not_ok "the past root's jailbreak is still refused with the record unreadable" && _show tool; }
+chmod 600 "$RECORD"
+
 [ ! -e "$PWNED" ] && ok "nothing planted ever ran unconfined" || not_ok "something planted ran"
 done_testing

@@ -442,7 +442,7 @@ static char *install_wrapper(const char *wrapper, const char *home, struct error
 {
 	/* The source is judged without the current directory as a root: a
 	 * build tree is only at risk once a sandbox has run there, which
-	 * leaves a .moat/ (a past root). */
+	 * records it as a past root (context/pastroots.h). */
 	if (judge_wrapper(wrapper, home, false, 0, "refusing to link shells to it", err) < 0)
 		return NULL;
 	cleanup_free char *data = xdg_moat_dir(XDG_DATA, home);

@@ -13,6 +13,7 @@
 #include "base/platform.h"
 #include "base/xdg.h"
 #include "context/context.h"
+#include "context/pastroots.h"
 #include "context/writable.h"
 #include "shells/shells.h"
 
@@ -197,6 +198,7 @@ static int refuse(struct own_place *p, const struct own_judge *j, const char *wh
 int own_judge_one(struct own_places *o, size_t i, const struct own_judge *j, struct error *err)
 {
 	struct own_place *p = &o->v[i];
+	past_roots_load(j->home); /* for context_writable_place, below */
 	free(p->canon);
 	p->canon = NULL;
 	if (context_resolve_unplanted_absent(p->path, j->areas, j->n, p->what, &p->canon, err) <

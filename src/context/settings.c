@@ -9,6 +9,7 @@
 #include "base/path.h"
 #include "base/platform.h"
 #include "base/xdg.h"
+#include "context/pastroots.h"
 
 char *settings_path(const char *home)
 {
@@ -73,6 +74,8 @@ int settings_load(const char *home, const char *root, struct config *cfg, struct
 char **context_writable_areas(const char *root, const char *home, const struct config *cfg,
                               size_t *n)
 {
+	/* Whoever judges places against these judges past roots too. */
+	past_roots_load(home);
 	char **areas = xcalloc(2, sizeof(char *));
 	*n = 0;
 	if (root)

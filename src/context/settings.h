@@ -39,7 +39,8 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 /* Where sandboxed code can write, canonical: the root (if not NULL) and
  * every write grant in config.zon (of any binary, at any root: a process
  * left from another run may hold it). NULL-terminated, *n long; free with
- * context_free_areas. */
+ * context_free_areas. Loads home's record of past roots too
+ * (context/pastroots.h), which context_writable_place consults. */
 char **context_writable_areas(const char *root, const char *home, const struct config *cfg,
                               size_t *n);
 void context_free_areas(char **areas, size_t n);

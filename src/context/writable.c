@@ -1,7 +1,10 @@
 /* Places sandboxed code can write, judged for something moat is about to
  * trust unconfined (a nix flake it would build, the nix binary it would
  * run): the root and write grants (context_writable_areas), and any past
- * sandbox root, which a session marks with a .moat/ directory. */
+ * sandbox root: those moat's record names (context/pastroots.h), and,
+ * for roots of older moats, any directory with a .moat/ in it. A marker
+ * counts where it is; where there is none, the record decides, since the
+ * sandbox can delete its own marker. */
 #include "context/writable.h"
 
 #include <dirent.h>
@@ -10,6 +13,7 @@
 
 #include "base/fs.h"
 #include "base/path.h"
+#include "context/pastroots.h"
 
 #define BELOW_MAX_ENTRIES 20000
 #define BELOW_MAX_DEPTH   16
@@ -110,6 +114,8 @@ bool context_writable_place(const char *path, bool below, const char *root,
 			return true;
 		}
 	}
+	if ((*why = past_roots_why(path, below)))
+		return true;
 	if (past_root_above(path, why))
 		return true;
 	if (!below)

@@ -9,7 +9,8 @@
 
 /* Whether path (canonical) lies under one of areas (context_writable_areas,
  * with root the sandbox root among them or NULL) or under a past sandbox
- * root (a directory with a .moat/ in it, at path or above); with below,
+ * root (one moat's record names, or a directory with an old .moat/ marker
+ * in it, at path or above); with below,
  * also whether one of them lies under path (searched to a bounded size: a
  * tree too large to search counts as holding one). *why (caller frees) says
  * which, e.g. "under the sandbox root /home/you/proj". */

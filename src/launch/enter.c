@@ -11,6 +11,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
+#include "context/pastroots.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
 #include "launch/plantwatch.h"
@@ -223,6 +224,22 @@ static int sweep_plants(const struct launch *l, struct error *err)
 	return -1;
 }
 
+/* Before the tool can write there: see context/pastroots.h. A nested
+ * session writes only what its outer one was given, which recorded its
+ * root. The record guards later runs, not this one, and the sandbox cannot
+ * reach it: a state directory moat cannot write (no HOME) is said, not
+ * fatal. */
+static void record_root(const struct launch *l, struct error *err)
+{
+	if (past_roots_record(l->ctx.home, l->ctx.root, err) == 0 || !l->print_warnings)
+		return;
+	cleanup_free char *msg = xasprintf("%s; later runs will not know that sandboxed code "
+	                                   "wrote there\n",
+	                                   err->msg);
+	l->print_warnings(msg);
+	error_clear(err);
+}
+
 int launch_enter(struct launch *l, char **argv, struct error *err)
 {
 	/* What planning tried and got past (a pin file not there yet) is no
@@ -233,6 +250,8 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 	if (!l->already_confined && sweep_plants(l, err) < 0)
 		return EXIT_MOAT_FAILED;
 	if (!l->jailbroken && !l->already_confined) {
+		if (!l->nested)
+			record_root(l, err);
 		launch_make_grant_dirs(l);
 		launch_make_git_files(l);
 		if (launch_break_hard_links(l, err) < 0)

@@ -79,7 +79,8 @@ int proc_run(const char *exe, const char *const *argv, const struct proc_hooks *
 	posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
 	pid_t pid;
-	int rc = posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, environ);
+	char *const *env = hooks && hooks->env ? hooks->env : environ;
+	int rc = posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	close(outp[1]);
 	close(errp[1]);

@@ -21,6 +21,7 @@ struct proc_hooks {
 	void (*on_tick)(unsigned elapsed_ms, void *arg);
 	unsigned tick_ms; /* 0: no ticks */
 	void *arg;
+	char *const *env; /* the program's environment; NULL: moat's own */
 };
 
 struct proc_result {

@@ -78,37 +78,201 @@ static int fill(struct flake_local *out, const char *root, const char *subdir, b
 	return 1;
 }
 
+/* --- what a reference names ----------------------------------------------- */
+
+void flake_ref_free(struct flake_ref *r)
+{
+	free(r->scheme);
+	free(r->path);
+	free(r->query);
+	free(r->subdir);
+	*r = (struct flake_ref){0};
+}
+
+static bool all_of(const char *s, size_t n, const char *set)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!s[i] || !strchr(set, s[i]))
+			return false;
+	return true;
+}
+
+#define ALNUM "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+/* nix's registry form, id[/ref[/rev]]: a letter, then letters, digits, '_'
+ * and '-'; after a '/', a git ref. A ref nix's own pattern might reject
+ * (".." or "//" in it, a final '.' or '/') is no registry name for moat:
+ * nix could read it as a path. */
+static bool indirect_form(const char *s, size_t n)
+{
+	size_t id = strcspn(s, "/");
+	if (id > n)
+		id = n;
+	if (!id || !strchr(ALNUM, s[0]) || (s[0] >= '0' && s[0] <= '9') ||
+	    !all_of(s, id, ALNUM "_-"))
+		return false;
+	if (id == n)
+		return true;
+	const char *ref = s + id + 1;
+	size_t len = n - id - 1;
+	cleanup_free char *copy = xstrndup(ref, len);
+	return len && strchr(ALNUM "@", ref[0]) && all_of(ref, len, ALNUM "_./@-") &&
+	       !strstr(copy, "..") && !strstr(copy, "//") && !strstr(copy, "/.") &&
+	       ref[len - 1] != '.' && ref[len - 1] != '/';
+}
+
+/* Schemes whose flakes nix fetches from elsewhere (or looks up, flake:). */
+static bool remote_scheme(const char *scheme)
+{
+	static const char *const remote[] = {
+	    "github",   "gitlab",        "sourcehut",    "flake",      "git",      "git+https",
+	    "git+http", "git+ssh",       "hg+https",     "hg+http",    "hg+ssh",   "http",
+	    "https",    "tarball+https", "tarball+http", "file+https", "file+http"};
+	for (size_t i = 0; i < ARRAY_LEN(remote); i++)
+		if (strcmp(scheme, remote[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Schemes read from this machine's file system: path:, file: and every
+ * fetcher over file (git+file:, hg+file:, tarball+file:, ...). */
+static bool local_scheme(const char *scheme)
+{
+	size_t n = strlen(scheme);
+	return strcmp(scheme, "path") == 0 || strcmp(scheme, "file") == 0 ||
+	       (n > 5 && strcmp(scheme + n - 5, "+file") == 0);
+}
+
+static void refuse_ref(struct flake_ref *r, const char *why)
+{
+	flake_ref_free(r);
+	r->kind = FLAKE_REF_REFUSED;
+	r->why = why;
+}
+
+/* The number of dir= parameters in query, the last one's value in *dir. */
+static int dir_params(const char *query, char **dir)
+{
+	int n = 0;
+	for (const char *p = query; p && *p; p = strchr(p, '&'), p = p ? p + 1 : NULL)
+		if (strncmp(p, "dir=", 4) == 0)
+			n++;
+	*dir = n ? query_value(query, "dir") : NULL;
+	return n;
+}
+
+/* A local reference's path (from s, n bytes long, "?query" included). */
+static void local_ref(struct flake_ref *r, const char *scheme, const char *s, size_t n)
+{
+	r->kind = FLAKE_REF_LOCAL;
+	r->scheme = xstrdup(scheme);
+	size_t plen = strcspn(s, "?");
+	if (plen > n)
+		plen = n;
+	r->path = xstrndup(s, plen);
+	r->query = plen < n ? xstrndup(s + plen + 1, n - plen - 1) : NULL;
+	r->archive = strcmp(scheme, "file") == 0 || strcmp(scheme, "tarball+file") == 0;
+	char *dir = NULL;
+	int ndir = dir_params(r->query, &dir);
+	r->subdir = dir ? dir : xstrdup("");
+	if (!r->path[0])
+		return refuse_ref(r, "it names no path");
+	if (strchr(r->path, '%'))
+		return refuse_ref(r, "its path is percent-encoded");
+	if (*scheme && strcmp(scheme, "path") != 0 && r->path[0] != '/')
+		return refuse_ref(r, "a file URL must name an absolute path");
+	if (ndir > 1)
+		return refuse_ref(r, "it has more than one dir=");
+	if (r->subdir[0] == '/' || path_has_dotdot(r->subdir))
+		return refuse_ref(r, "its dir= is absolute or has a '..' component");
+}
+
+void flake_ref_parse(const char *ref, struct flake_ref *out)
+{
+	*out = (struct flake_ref){0};
+	size_t n = strcspn(ref, "#");
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)ref[i] < 0x20 || ref[i] == 0x7f)
+			return refuse_ref(out, "it contains a control character");
+	if (!n)
+		return refuse_ref(out, "it is empty");
+	if (ref[0] == '/' || ref[0] == '.')
+		return local_ref(out, "", ref, n);
+	if (indirect_form(ref, n)) {
+		out->kind = FLAKE_REF_REMOTE;
+		return;
+	}
+	size_t slen = strspn(ref, ALNUM "+.-");
+	if (slen < n && ref[slen] == ':' && slen && strchr(ALNUM, ref[0]) &&
+	    !(ref[0] >= '0' && ref[0] <= '9')) {
+		cleanup_free char *scheme = xstrndup(ref, slen);
+		if (remote_scheme(scheme)) {
+			out->kind = FLAKE_REF_REMOTE;
+			return;
+		}
+		if (!local_scheme(scheme))
+			return refuse_ref(out, "moat does not know its scheme");
+		const char *p = ref + slen + 1;
+		if (strncmp(p, "//", 2) == 0) { /* file://HOST/path: only an empty host */
+			if (p[2] != '/')
+				return refuse_ref(out, "it names a host");
+			p += 2;
+		}
+		if (strncmp(p, "//", 2) == 0) /* file:////x: a host, or a path? */
+			return refuse_ref(out, "its path starts with '//'");
+		return local_ref(out, scheme, p, n - (size_t)(p - ref));
+	}
+	if (memchr(ref, ':', n))
+		return refuse_ref(out, "it is neither a path nor a URL moat knows");
+	/* "a.b", "sub?dir=x", "x.y/z": nix takes these for relative paths. */
+	local_ref(out, "", ref, n);
+}
+
+/* --- local sources ---------------------------------------------------------- */
+
+/* A file nix fetches or unpacks: the file is what it reads. */
+static int archive_source(const struct flake_ref *fr, struct flake_local *out)
+{
+	cleanup_free char *file = platform_canonical_path(fr->path);
+	struct stat st;
+	if (!file || stat(file, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	*out = (struct flake_local){xstrdup(file), xstrdup(file), xstrdup(fr->subdir), false};
+	return 1;
+}
+
+/* A bare path: nix looks for .git from the flake's directory up. */
+static int bare_source(const struct flake_ref *fr, struct flake_local *out)
+{
+	cleanup_free char *dir = platform_canonical_path(fr->path);
+	if (!dir)
+		return -1;
+	cleanup_free char *top = git_top(dir);
+	if (!top)
+		return fill(out, dir, fr->subdir, false) ? 1 : -1;
+	size_t n = strlen(top);
+	const char *rel = dir + n + (strcmp(top, "/") != 0 && dir[n] == '/');
+	cleanup_free char *joined = *fr->subdir ? path_join(rel, fr->subdir) : xstrdup(rel);
+	return fill(out, top, joined[0] == '/' ? joined + 1 : joined, true) ? 1 : -1;
+}
+
 int flake_local_parse(const char *ref, struct flake_local *out)
 {
 	*out = (struct flake_local){0};
-	cleanup_free char *copy = xstrdup(ref);
-	copy[strcspn(copy, "#")] = '\0';
-	char *q = strchr(copy, '?');
-	if (q)
-		*q++ = '\0';
-	cleanup_free char *sub = query_value(q, "dir");
-	const char *subdir = sub ? sub : "";
-	if (strncmp(copy, "path:", 5) == 0)
-		return copy[5] == '/' ? fill(out, copy + 5, subdir, false) : 0;
-	if (strncmp(copy, "git+file:", 9) == 0) {
-		const char *p = copy + 9;
-		if (strncmp(p, "//", 2) == 0)
-			p += 2;
-		return p[0] == '/' ? fill(out, p, subdir, true) : 0;
+	struct flake_ref fr;
+	flake_ref_parse(ref, &fr);
+	int rc = fr.kind == FLAKE_REF_REMOTE ? 0 : -1;
+	if (fr.kind == FLAKE_REF_LOCAL && fr.path[0] == '/') {
+		if (fr.archive)
+			rc = archive_source(&fr, out);
+		else if (!*fr.scheme)
+			rc = bare_source(&fr, out);
+		else
+			rc = fill(out, fr.path, fr.subdir, strcmp(fr.scheme, "git+file") == 0) ? 1
+			                                                                       : -1;
 	}
-	if (copy[0] != '/')
-		return 0;
-	/* A bare path: nix looks for .git from the flake's directory up. */
-	cleanup_free char *dir = platform_canonical_path(copy);
-	if (!dir)
-		return 0;
-	cleanup_free char *top = git_top(dir);
-	if (!top)
-		return fill(out, dir, subdir, false);
-	size_t n = strlen(top);
-	const char *rel = dir + n + (strcmp(top, "/") != 0 && dir[n] == '/');
-	cleanup_free char *joined = *subdir ? path_join(rel, subdir) : xstrdup(rel);
-	return fill(out, top, joined[0] == '/' ? joined + 1 : joined, true);
+	flake_ref_free(&fr);
+	return rc;
 }
 
 /* --- the git index --------------------------------------------------------- */

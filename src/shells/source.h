@@ -19,15 +19,44 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* What a flake reference names, as nix (2.8 and later) parses it: a
+ * registry name ("nixpkgs", "foo/branch"), a URL of a scheme (github:,
+ * https:, path:, git+file:, ...), else a path, relative or absolute, with
+ * or without a ?query ("./x", ".?dir=sub", "a.b", "sub?ref=x"). Everything
+ * nix reads from this machine's file system is LOCAL, whatever its form;
+ * what moat cannot classify for certain is REFUSED and never reaches nix.
+ * Pure (no file system), for hostile input: fuzzed. */
+enum flake_ref_kind {
+	FLAKE_REF_REFUSED, /* moat cannot tell what nix would read */
+	FLAKE_REF_REMOTE,  /* fetched from elsewhere, or a registry name */
+	FLAKE_REF_LOCAL,   /* read from this machine's file system */
+};
+
+struct flake_ref {
+	enum flake_ref_kind kind;
+	const char *why; /* REFUSED: why, a static string */
+	/* LOCAL only: */
+	char *scheme; /* "path", "git+file", "tarball+file", ..., "" for a bare path */
+	char *path;   /* as written: absolute, or relative (a bare path or path:) */
+	char *query;  /* what follows '?' (before any '#'), or NULL */
+	char *subdir; /* the flake's directory in what nix copies (dir=), "" when none */
+	bool archive; /* a file nix fetches or unpacks (file:, tarball+file:) */
+};
+
+void flake_ref_parse(const char *ref, struct flake_ref *out);
+void flake_ref_free(struct flake_ref *r);
+
 struct flake_local {
-	char *dir;    /* canonical directory holding flake.nix */
-	char *root;   /* canonical root of what nix copies: dir, or the git work tree */
+	char *dir;    /* canonical directory holding flake.nix (an archive: the file) */
+	char *root;   /* canonical root of what nix copies: dir, the git work tree, the file */
 	char *subdir; /* dir relative to root ("" when the same) */
 	bool git;
 };
 
-/* 1 with *out filled when ref is a local flake whose directory exists, 0
- * when ref is not local (github:, a registry name, ...) or not there. */
+/* 1 with *out filled when ref is a local flake (flake_ref_parse) and what
+ * nix would read from it exists, 0 when ref is not local (github:, a
+ * registry name, ...), -1 when it is local but moat cannot tell what nix
+ * would read: relative, missing, or a dir= leading out of it. */
 int flake_local_parse(const char *ref, struct flake_local *out);
 void flake_local_free(struct flake_local *src);
 

@@ -130,4 +130,26 @@ else
 		echo "#   stolen: $(cat "$PROJ/stolen" "$PROJ/stolen.err" 2>/dev/null | tr -d '\r')"
 fi
 
+# --- sequences that make the user's terminal act (issue 38) ----------------
+# Decided, not filtered (docs/security.md, "The terminal's own escape
+# sequences"): the relay passes a tool's output byte for byte, as sudo's
+# use_pty and ssh do, so an OSC 52 clipboard write, a title and a query
+# reach the user's terminal as they would from the tool run without moat.
+# This shows that behaviour; a filter, if one is added, changes it here.
+SEQS='\033]52;c;UFdORUQ=\007\033]2;moat-title\007\033[c'
+run "$PTY" -- sh -c "printf '$SEQS'" </dev/null
+grep -qF "$(printf "$SEQS")" "$T/.out" && ok "control: without moat the terminal gets OSC 52, a title and a query" ||
+	{ not_ok "control: the sequences reach the terminal without moat" && _show sh; }
+run "$PTY" -- "$MOAT" run -- sh -c "printf '$SEQS'" </dev/null
+[ "$rc" -eq 0 ] && grep -qF "$(printf "$SEQS")" "$T/.out" &&
+	ok "moat run passes them through unchanged (the documented decision)" ||
+	{ not_ok "moat run passes OSC 52, a title and a query through unchanged" && _show moat run; }
+# The terminal's answer to a query is input: it reaches the session's own
+# terminal, the tool's stdin, not the user's shell (typed here as a
+# terminal would answer a primary device attributes query).
+printf '800 \033[?62;c\n' | "$PTY" -- "$MOAT" run -- sh -c 'printf "\033[c"; read -r x; printf "answer=%s\n" "$x" | od -c | head -2' >"$T/.out" 2>"$T/.err"
+grep -q 'a   n   s   w   e   r   = 033   \[   ?   6   2   ;   c' "$T/.out" &&
+	ok "a query's answer is read by the sandboxed tool, inside the session" ||
+	{ not_ok "a query's answer is read by the sandboxed tool" && _show moat run; }
+
 done_testing

@@ -122,6 +122,30 @@ MOAT_FLAKE=path:$F run "$MOAT" run hello -- true
 run "$MOAT" check
 [ ! -e "$PWNED" ] && ok "moat check evaluates nothing of it either" || not_ok "moat check built it"
 
+# 4. A relative reference with a query (issue 38, item 5): still the
+# project's flake, still asked about. (nix 2.8 looks for a flake.nix at the
+# path itself before it honours dir=: the project has one.)
+cp "$FIX/flake.nix" "$PROJ/flake.nix"
+for ref in '.?dir=flake' './flake?dir=.' 'flake?dir=.'; do
+	run "$MOAT" run "$ref#hello" -- fixture-hello
+	[ "$rc" -eq 125 ] && [ ! -e "$PWNED" ] && grep -q "refusing to evaluate flake '$(re_quote "$PROJ")" "$T/.err" &&
+		ok "moat run '$ref#hello': refused without a terminal, nothing built" ||
+		{ not_ok "moat run '$ref#hello' (status $rc, pwned: $(cat "$PWNED" 2>/dev/null))" && _show moat run; }
+done
+rm -f "$PROJ/flake.nix"
+run "$MOAT" run 'foo:bar#hello' -- true
+[ "$rc" -eq 125 ] && grep -q "refusing flake 'foo:bar': moat does not know its scheme" "$T/.err" &&
+	ok "a reference moat cannot classify is refused, not passed to nix" || { not_ok "foo:bar" && _show moat run; }
+# 5. A flake in a past root whose .moat/ the sandbox removed (item 3).
+OLD2=$HOME/oldproj2
+mkdir -p "$OLD2"
+cp "$PROJ/payload.nix" "$OLD2/"
+(cd "$OLD2" && "$MOAT" run -- sh -c 'mkdir -p shells && cp payload.nix shells/flake.nix && rm -rf "$MOAT_ROOT/.moat"' >/dev/null 2>&1)
+[ -f "$OLD2/shells/flake.nix" ] && [ ! -e "$OLD2/.moat" ] && ok "attack: a session wrote a flake and removed its .moat/" || not_ok "could not plant in $OLD2"
+run "$MOAT" run "path:$OLD2/shells#hello" -- true
+[ "$rc" -eq 125 ] && [ ! -e "$PWNED" ] && grep -q "under $(re_quote "$OLD2"), a past sandbox root" "$T/.err" &&
+	ok "its flake is still asked about (refused without a terminal), nothing built" || { not_ok "flake in a past root without .moat/" && _show moat run; }
+
 # Control: without moat's check, nix builds what the sandbox wrote.
 run nix build --no-link "path:$F#hello"
 [ "$rc" -eq 0 ] && grep -q DECOY-SSH-KEY "$PWNED" 2>/dev/null && ok "control: nix building it directly reads HOME and writes outside the root" ||

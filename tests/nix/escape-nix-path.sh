@@ -39,10 +39,45 @@ expect_out "moat check shows the nix it uses" "^nix: $(re_quote "$REALNIX") \\(f
 expect_out "and the planted one it skipped" "^nix: skipped $(re_quote "$PROJ/.venv/bin/nix") \\(under the sandbox root $(re_quote "$PROJ")\\): sandboxed code could have put it there\$"
 rm -f "$XDG_CONFIG_HOME/moat/config.zon"
 
-# From another directory the project is a past root (it has .moat/ now).
+# From another directory the project is a past root, even once the sandbox
+# removed its .moat/ (issue 38, item 3): moat's record says so.
+run "$MOAT" run hello -- rm -rf "$PROJ/.moat"
+[ "$rc" -eq 0 ] && [ ! -e "$PROJ/.moat" ] && ok "attack: the sandbox removed its own .moat/" || { not_ok "could not remove .moat" && _show moat run; }
 mkdir -p "$HOME/elsewhere"
 (cd "$HOME/elsewhere" && rm -f "$PINS"; "$MOAT" run hello -- true >/dev/null 2>&1)
 [ ! -e "$MARK" ] && ok "from another project, a past root's nix is skipped too" || not_ok "past root's nix ran"
+
+# --- what nix starts (issue 38, item 4) --------------------------------------
+# nix runs git by name from PATH for a git flake: a git planted in the
+# project's .venv/bin must not be the one. Control: it is first on PATH.
+if command -v git >/dev/null; then
+	REALGIT=$(command -v git)
+	printf '#!/bin/sh\necho "planted git ran: $*" >>%s\nexec %s "$@"\n' "$MARK" "$REALGIT" >"$PROJ/payload-git"
+	run "$MOAT" run hello -- sh -c 'cp payload-git .venv/bin/git && chmod +x .venv/bin/git'
+	[ "$(command -v git)" = "$PROJ/.venv/bin/git" ] && ok "control: the planted git is first on PATH" || not_ok "control: git is $(command -v git)"
+	G=$T/gitflake
+	cp -r "$FIX" "$G"
+	gitc() { "$REALGIT" -C "$G" -c user.email=t@example.com -c user.name=t "$@" >/dev/null 2>&1; }
+	gitc init -q && gitc add -A && gitc commit -qm one
+	rm -f "$MARK" "$PINS"
+	run env MOAT_FLAKE="git+file://$G" "$MOAT" -v run hello -- fixture-hello
+	[ "$rc" -eq 0 ] && [ ! -e "$MARK" ] && ok "a git flake builds, and nix never runs the planted git" ||
+		{ not_ok "git flake with a planted git (status $rc, ran: $(cat "$MARK" 2>/dev/null))" && _show moat run; }
+	expect_out "moat -v says the entry was left out of nix's PATH" "left out of its environment: .*PATH entry '$(re_quote "$PROJ/.venv/bin")' \\(under the sandbox root"
+	rm -f "$MARK" "$PINS"
+	run env MOAT_FLAKE="git+file://$G" GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0="$PROJ/.venv/bin/git" "$MOAT" run hello -- fixture-hello
+	[ "$rc" -eq 0 ] && [ ! -e "$MARK" ] && ok "GIT_* variables never reach the git nix runs" ||
+		{ not_ok "GIT_CONFIG_* reached git (status $rc, ran: $(cat "$MARK" 2>/dev/null))" && _show moat run; }
+	rm -f "$MARK" "$PINS"
+else
+	skip "prerequisite: git is not installed"
+fi
+# A nix setting file the sandbox wrote: refused, never read.
+printf 'post-build-hook = %s\n' "$PROJ/payload" >"$PROJ/nix.conf"
+rm -f "$PINS"
+run env NIX_USER_CONF_FILES="$NIXCONF/nix.conf:$PROJ/nix.conf" "$MOAT" run hello -- true
+[ "$rc" -eq 125 ] && [ ! -e "$MARK" ] && grep -q "refusing to run nix with NIX_USER_CONF_FILES=.*under the sandbox root" "$T/.err" &&
+	ok "a NIX_* variable naming a file in the root is refused" || { not_ok "NIX_USER_CONF_FILES in the root" && _show moat run; }
 
 # A relative PATH entry is never used, whatever it holds.
 mkdir -p "$PROJ/rel"

@@ -1,13 +1,16 @@
 /* The nix shells' lock file and the JSON reader for nix's --json output. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/platform.h"
 #include "shells/json.h"
 #include "shells/nix.h"
+#include "shells/nixenv.h"
 #include "shells/proc.h"
+#include "shells/source.h"
 #include "tap.h"
 
 static void test_pins(void)
@@ -152,8 +155,140 @@ static void test_proc(void)
 	proc_result_free(&r);
 }
 
+/* What each form of flake reference names (issue 38, item 5): every one
+ * nix reads from the file system is local, with its dir=; what moat cannot
+ * classify for certain is refused. */
+static void test_flake_ref(void)
+{
+	static const struct {
+		const char *ref;
+		enum flake_ref_kind kind;
+		const char *scheme, *path, *subdir;
+	} cases[] = {
+	    {".", FLAKE_REF_LOCAL, "", ".", ""},
+	    {".?dir=sub#hello", FLAKE_REF_LOCAL, "", ".", "sub"},
+	    {"./flake?ref=x", FLAKE_REF_LOCAL, "", "./flake", ""},
+	    {"./flake?dir=.", FLAKE_REF_LOCAL, "", "./flake", "."},
+	    {"/abs/f?dir=a%2Fb", FLAKE_REF_LOCAL, "", "/abs/f", "a/b"},
+	    {"path:./x", FLAKE_REF_LOCAL, "path", "./x", ""},
+	    {"path:/abs?dir=s", FLAKE_REF_LOCAL, "path", "/abs", "s"},
+	    {"git+file:///abs/r?dir=sub&ref=main", FLAKE_REF_LOCAL, "git+file", "/abs/r", "sub"},
+	    {"git+file:/abs/r", FLAKE_REF_LOCAL, "git+file", "/abs/r", ""},
+	    {"file:///abs/f.tar.gz", FLAKE_REF_LOCAL, "file", "/abs/f.tar.gz", ""},
+	    {"tarball+file:/abs/x.tgz", FLAKE_REF_LOCAL, "tarball+file", "/abs/x.tgz", ""},
+	    {"hg+file:/abs/h", FLAKE_REF_LOCAL, "hg+file", "/abs/h", ""},
+	    /* nix takes these for relative paths, not registry names */
+	    {"a.b", FLAKE_REF_LOCAL, "", "a.b", ""},
+	    {"sub?dir=x", FLAKE_REF_LOCAL, "", "sub", "x"},
+	    {"x.y/z", FLAKE_REF_LOCAL, "", "x.y/z", ""},
+	    {"~/x", FLAKE_REF_LOCAL, "", "~/x", ""},
+	    {"github:o/r", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"github:o/r?dir=x", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"https://example.org/f.tar.gz", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"nixpkgs", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"nixpkgs/nixos-23.11", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    {"flake:nixpkgs", FLAKE_REF_REMOTE, NULL, NULL, NULL},
+	    /* what moat cannot classify for certain */
+	    {"", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"foo/a..b", FLAKE_REF_LOCAL, "", "foo/a..b", ""}, /* no registry name */
+	    {"foo:bar", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"x/y:z", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"git+file:rel", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"file://host/x", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"file:////a", FLAKE_REF_REFUSED, NULL, NULL, NULL}, /* found by fuzz_flakeref */
+	    {"/a%20b", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"/abs?dir=../up", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"/abs?dir=/etc", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"/abs?dir=a&dir=b", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	    {"./a\tb", FLAKE_REF_REFUSED, NULL, NULL, NULL},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct flake_ref r;
+		flake_ref_parse(cases[i].ref, &r);
+		CHECK(r.kind == cases[i].kind, "'%s' is %d (got %d: %s)", cases[i].ref,
+		      cases[i].kind, r.kind, r.why ? r.why : "");
+		if (r.kind == FLAKE_REF_LOCAL && cases[i].kind == FLAKE_REF_LOCAL) {
+			char name[128];
+			snprintf(name, sizeof(name),
+			         "'%s': its scheme, path and dir=", cases[i].ref);
+			CHECK_STR(r.scheme, cases[i].scheme, name);
+			CHECK_STR(r.path, cases[i].path, name);
+			CHECK_STR(r.subdir, cases[i].subdir, name);
+		}
+		flake_ref_free(&r);
+	}
+}
+
+/* Sandboxed code writes /nonexistent-moat-w and below. */
+static bool under_w(const char *path, bool below, char **why)
+{
+	(void)below;
+	if (strncmp(path, "/nonexistent-moat-w", 19) != 0)
+		return false;
+	*why = xstrdup("under the sandbox root /nonexistent-moat-w");
+	return true;
+}
+
+/* The environment nix gets (issue 38, item 4). */
+static void test_nix_env(void)
+{
+	const char *env[] = {"PATH=/usr/bin:rel::/nonexistent-moat-w/.venv/bin:/bin",
+	                     "GIT_SSH_COMMAND=evil",
+	                     "GIT_CONFIG_COUNT=1",
+	                     "HOME=/home/u",
+	                     "NIX_REMOTE=daemon",
+	                     "NIX_CONF_DIR=/etc/nix",
+	                     NULL};
+	char *dropped = NULL;
+	struct error err;
+	char **out = nix_env_judge(env, under_w, &dropped, &err);
+	CHECK(out != NULL, "a clean environment is accepted");
+	CHECK_STR(out ? out[0] : NULL, "PATH=/usr/bin:/bin",
+	          "PATH keeps absolute entries nothing sandboxed writes");
+	CHECK_STR(out ? out[1] : NULL, "HOME=/home/u", "GIT_* variables are removed");
+	CHECK_STR(out ? out[3] : NULL, "NIX_CONF_DIR=/etc/nix",
+	          "NIX_* outside writable places pass");
+	CHECK(out && !out[4], "nothing else");
+	CHECK(dropped && strstr(dropped, "GIT_SSH_COMMAND") &&
+	          strstr(dropped, "PATH entry 'rel'") &&
+	          strstr(dropped, "/nonexistent-moat-w/.venv/bin' (under the sandbox root"),
+	      "what was left out is listed: %s", dropped ? dropped : "");
+	nix_env_free(out);
+	free(dropped);
+
+	static const struct {
+		const char *var, *msg;
+	} refused[] = {
+	    {"NIX_USER_CONF_FILES=/etc/nix.conf:/nonexistent-moat-w/nix.conf",
+	     "refusing to run nix with NIX_USER_CONF_FILES='/etc/nix.conf:/nonexistent-moat-w/"
+	     "nix.conf': '/nonexistent-moat-w/nix.conf' is under the sandbox root "
+	     "/nonexistent-moat-w"},
+	    {"NIX_CONF_DIR=conf", "refusing to run nix with NIX_CONF_DIR='conf': 'conf' is a "
+	                          "relative path, read from the current directory"},
+	    {"NIX_CONFIG=plugin-files = /nonexistent-moat-w/p.so",
+	     "refusing to run nix with NIX_CONFIG='plugin-files = /nonexistent-moat-w/p.so': "
+	     "'/nonexistent-moat-w/p.so' is under the sandbox root /nonexistent-moat-w"},
+	    {"LD_PRELOAD=/nonexistent-moat-w/x/../evil.so",
+	     "refusing to run nix with LD_PRELOAD='/nonexistent-moat-w/x/../evil.so': "
+	     "'/nonexistent-moat-w/x/../evil.so' is under the sandbox root /nonexistent-moat-w"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(refused); i++) {
+		const char *one[] = {refused[i].var, NULL};
+		out = nix_env_judge(one, under_w, NULL, &err);
+		CHECK(!out && err.status == EXIT_MOAT_FAILED, "refused: %s", refused[i].var);
+		CHECK_STR(out ? "" : err.msg, refused[i].msg, "saying which and why");
+		nix_env_free(out);
+	}
+	out = nix_env_judge((const char *[]){"HOME=/h", NULL}, NULL, NULL, &err);
+	CHECK_STR(out ? out[1] : NULL, "PATH=/usr/local/bin:/usr/bin:/bin",
+	          "no PATH: a fixed one, never the C library's default");
+	nix_env_free(out);
+}
+
 int main(void)
 {
+	test_nix_env();
+	test_flake_ref();
 	test_pins();
 	test_json();
 	test_proc();

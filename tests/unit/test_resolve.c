@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fs.h"
 #include "base/util.h"
 #include "context/context.h"
+#include "context/pastroots.h"
 #include "context/writable.h"
 #include "tap.h"
 
@@ -95,21 +97,51 @@ static void test_absent(void)
  * remembered (writable.c), and that must never hide a past root. */
 static void test_past_roots(void)
 {
-	sh("mkdir -p clean/a past/.moat past/b");
+	sh("mkdir -p clean/a past/.moat past/b recorded/b state/moat");
+	/* moat's record names recorded (context/pastroots.h); past has an
+	 * older moat's marker. Before the record is read, nothing is clean. */
+	char *why = NULL;
+	char *clean = xasprintf("%s/clean", dir);
+	CHECK(context_writable_place(clean, false, NULL, NULL, 0, &why) && why &&
+	          strstr(why, "did not read its record"),
+	      "with the record unread, every place counts as written (%s)", why ? why : "-");
+	free(why);
+	char *state = xasprintf("%s/state", dir);
+	setenv("XDG_STATE_HOME", state, 1);
+	char *recorded = xasprintf("%s/recorded", dir);
+	struct error err;
+	CHECK(past_roots_record("/nonexistent-home", recorded, &err) == 0, "a root is recorded");
+	CHECK(past_roots_record("/nonexistent-home", recorded, &err) == 0, "again: nothing to do");
+	char *file = xasprintf("%s/moat/roots", state);
+	char *text = NULL;
+	size_t len = 0;
+	CHECK(fs_read_file(file, 4096, &text, &len, &err) == 0 && len == strlen(recorded) + 1 &&
+	          memcmp(text, recorded, len) == 0,
+	      "the record holds it once, NUL-ended");
+	free(text), free(file), free(recorded), free(state), free(clean);
 	static const struct {
 		const char *rel;
 		bool writable;
-	} cases[] = {{"clean/a", false}, {"past/b", true}, {"clean/a", false},
-	             {"past", true},     {"clean", false}, {"past/b", true}};
+	} cases[] = {{"clean/a", false}, {"past/b", true},     {"clean/a", false},
+	             {"past", true},     {"clean", false},     {"past/b", true},
+	             {"recorded", true}, {"recorded/b", true}, {"clean", false}};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		char *path = xasprintf("%s/%s", dir, cases[i].rel);
-		char *why = NULL;
+		why = NULL;
 		bool w = context_writable_place(path, false, NULL, NULL, 0, &why);
 		CHECK(w == cases[i].writable && (!w || (why && strstr(why, "past sandbox root"))),
 		      "%s is %s (%s)", cases[i].rel,
 		      cases[i].writable ? "writable" : "not writable", why ? why : "-");
 		free(path), free(why);
 	}
+	char *top = xasprintf("%s/clean", dir);
+	CHECK(context_writable_place(top, true, NULL, NULL, 0, &why) == false, "clean holds none");
+	free(why), free(top);
+	top = xasprintf("%s", dir);
+	CHECK(context_writable_place(top, true, NULL, NULL, 0, &why) && why &&
+	          strstr(why, "it holds ") && strstr(why, "a past sandbox root"),
+	      "with below, a directory holding a recorded root is writable (%s)", why ? why : "-");
+	free(why), free(top);
 }
 
 int main(void)

@@ -206,10 +206,27 @@ static void test_refs(void)
 	      "git+file:// with ?dir=");
 	flake_local_free(&s);
 	free(ref);
-	static const char *const remote[] = {"github:o/r", "nixpkgs", "git+https://x/y",
-	                                     "path:relative", "path:/nonexistent/moat-flake"};
+	static const char *const remote[] = {"github:o/r", "nixpkgs", "git+https://x/y"};
 	for (size_t i = 0; i < ARRAY_LEN(remote); i++)
 		CHECK(flake_local_parse(remote[i], &s) == 0, "not local: %s", remote[i]);
+	/* Local, but what nix would read cannot be told: refused, never
+	 * passed on as if remote (issue 38). */
+	char *unknown[] = {xstrdup("path:relative"),
+	                   xstrdup("path:/nonexistent/moat-flake"),
+	                   xstrdup("sub?dir=x"),
+	                   xasprintf("path:%s?dir=plain/../..", dir),
+	                   xasprintf("%s/plain?dir=nowhere", dir),
+	                   xstrdup("foo:bar")};
+	for (size_t i = 0; i < ARRAY_LEN(unknown); i++) {
+		CHECK(flake_local_parse(unknown[i], &s) == -1, "cannot tell: %s", unknown[i]);
+		free(unknown[i]);
+	}
+	ref = xasprintf("tarball+file://%s/plain/flake.nix?dir=x", dir);
+	CHECK(flake_local_parse(ref, &s) == 1 && strcmp(s.root, s.dir) == 0 &&
+	          strcmp(path_basename(s.root), "flake.nix") == 0 && strcmp(s.subdir, "x") == 0,
+	      "tarball+file: is the file nix unpacks");
+	flake_local_free(&s);
+	free(ref);
 	free(real);
 }
 

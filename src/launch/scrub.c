@@ -1,0 +1,84 @@
+#include "launch/scrub.h"
+
+#include <string.h>
+
+#include "launch/launch.h"
+
+extern char **environ;
+
+static void judge_environment(struct launch *l)
+{
+	struct profile *p = &l->profile;
+	name_list_free(&p->secrets_removed);
+	name_list_free(&p->secrets_passed);
+	for (char **e = environ; *e; e++) {
+		size_t len = (size_t)(strchrnul(*e, '=') - *e);
+		enum secret_verdict v = secrets_judge(&l->secrets, *e, len);
+		if (v != SECRET_NONE)
+			name_list_add(v == SECRET_PASSED ? &p->secrets_passed : &p->secrets_removed,
+			              *e, len);
+	}
+}
+
+void scrub_plan(struct launch *l, const char *bin)
+{
+	const struct config *cfg = &l->cfg;
+	secrets_free(&l->secrets);
+	secrets_init(&l->secrets, cfg->secrets, cfg->nsecrets, cfg->not_secrets, cfg->nnot_secrets);
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		const struct config_env *r = &cfg->env[i];
+		if (!config_env_applies(r, bin, l->ctx.root, l->ctx.home))
+			continue;
+		for (size_t j = 0; j < r->nnames; j++)
+			secrets_pass(&l->secrets, r->names[j]);
+	}
+	judge_environment(l);
+}
+
+void scrub_plan_defaults(struct launch *l)
+{
+	secrets_free(&l->secrets);
+	secrets_init(&l->secrets, NULL, 0, NULL, 0);
+}
+
+static bool listed(const struct name_list *l, const char *entry)
+{
+	size_t len = (size_t)(strchrnul(entry, '=') - entry);
+	for (size_t i = 0; i < l->n; i++)
+		if (strncmp(l->v[i], entry, len) == 0 && l->v[i][len] == '\0')
+			return true;
+	return false;
+}
+
+void scrub_apply(const struct profile *p)
+{
+	if (!p->secrets_removed.n)
+		return;
+	/* As unsetenv does, in place: no copy of the environment. */
+	char **out = environ;
+	for (char **e = environ; *e; e++)
+		if (!listed(&p->secrets_removed, *e))
+			*out++ = *e;
+	*out = NULL;
+}
+
+bool scrub_refuses(const struct launch *l, const char *name)
+{
+	return secrets_judge(&l->secrets, name, strlen(name)) == SECRET_REMOVED;
+}
+
+void scrub_hint(const struct profile *p, const char *bin, struct strbuf *out)
+{
+	const struct name_list *r = &p->secrets_removed;
+	if (!r->n)
+		return;
+	const char *example = NULL;
+	sb_adds(out, "secrets removed from its environment: ");
+	for (size_t i = 0; i < r->n; i++) {
+		sb_addf(out, "%s%s", i ? ", " : "", r->v[i]);
+		if (!example && !secrets_name_refusal(r->v[i], false))
+			example = r->v[i];
+	}
+	if (example)
+		sb_addf(out, "; to pass one:  moat allow --env %s %s", bin, example);
+}

@@ -263,7 +263,7 @@ int launch_exec(struct launch *l, char **argv, struct error *err)
 		return EXIT_MOAT_FAILED;
 	if (make_home(l, err) < 0)
 		return EXIT_MOAT_FAILED;
-	scrub_apply(&l->profile);
+	scrub_apply(l);
 	if (l->path)
 		setenv("PATH", l->path, 1);
 	if (l->jailbreak_env)

@@ -42,6 +42,7 @@ struct launch {
 	struct sandbox_support support;
 	struct env_overrides overrides; /* MOAT_ENV_*, applied right before exec */
 	struct secrets secrets;         /* which variables are secrets, and passed (scrub.h) */
+	char **scrubbed; /* the environment's entries scrub_apply removes, borrowed */
 
 	char *exe;                 /* what is exec'd */
 	char *name;                /* its name, for confirm and messages */

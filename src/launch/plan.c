@@ -70,6 +70,7 @@ void launch_free(struct launch *l)
 	profile_free(&l->profile);
 	overrides_free(&l->overrides);
 	secrets_free(&l->secrets);
+	free(l->scrubbed);
 	free(l->exe);
 	free(l->name);
 	free(l->path);

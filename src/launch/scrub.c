@@ -6,17 +6,29 @@
 
 extern char **environ;
 
+/* The names for the profile, and the entries themselves for scrub_apply:
+ * the environment's strings stay where they are until exec (moat only
+ * adds variables of its own), so removing is comparing pointers. */
 static void judge_environment(struct launch *l)
 {
 	struct profile *p = &l->profile;
 	name_list_free(&p->secrets_removed);
 	name_list_free(&p->secrets_passed);
+	free(l->scrubbed);
+	l->scrubbed = NULL;
 	for (char **e = environ; *e; e++) {
 		size_t len = (size_t)(strchrnul(*e, '=') - *e);
 		enum secret_verdict v = secrets_judge(&l->secrets, *e, len);
-		if (v != SECRET_NONE)
-			name_list_add(v == SECRET_PASSED ? &p->secrets_passed : &p->secrets_removed,
-			              *e, len);
+		if (v == SECRET_NONE)
+			continue;
+		name_list_add(v == SECRET_PASSED ? &p->secrets_passed : &p->secrets_removed, *e,
+		              len);
+		if (v == SECRET_REMOVED) {
+			size_t n = p->secrets_removed.n;
+			l->scrubbed = xrealloc_array(l->scrubbed, n + 1, sizeof(char *));
+			l->scrubbed[n - 1] = *e;
+			l->scrubbed[n] = NULL;
+		}
 	}
 }
 
@@ -41,23 +53,22 @@ void scrub_plan_defaults(struct launch *l)
 	secrets_init(&l->secrets, NULL, 0, NULL, 0);
 }
 
-static bool listed(const struct name_list *l, const char *entry)
+static bool scrubbed(char *const *v, const char *entry)
 {
-	size_t len = (size_t)(strchrnul(entry, '=') - entry);
-	for (size_t i = 0; i < l->n; i++)
-		if (strncmp(l->v[i], entry, len) == 0 && l->v[i][len] == '\0')
+	for (; *v; v++)
+		if (*v == entry)
 			return true;
 	return false;
 }
 
-void scrub_apply(const struct profile *p)
+void scrub_apply(const struct launch *l)
 {
-	if (!p->secrets_removed.n)
+	if (!l->scrubbed)
 		return;
 	/* As unsetenv does, in place: no copy of the environment. */
 	char **out = environ;
 	for (char **e = environ; *e; e++)
-		if (!listed(&p->secrets_removed, *e))
+		if (!scrubbed(l->scrubbed, *e))
 			*out++ = *e;
 	*out = NULL;
 }

@@ -20,8 +20,8 @@ void scrub_plan(struct launch *l, const char *bin);
  * whose session decided the environment): the default set, nothing passed. */
 void scrub_plan_defaults(struct launch *l);
 
-/* Take the profile's secrets_removed out of the environment, in place. */
-void scrub_apply(const struct profile *p);
+/* Take what scrub_plan removed out of the environment, in place. */
+void scrub_apply(const struct launch *l);
 
 /* Would setting name (from a shell's share/moat/env) hand the tool a secret
  * it is not passed? */

@@ -76,24 +76,24 @@ const char *const secrets_default_exempt[] = {
 
 static const char *const moat_prefix = "MOAT_";
 
-/* Which bit of a mask a character sets: letters folded, digits, '_', the rest. */
-static unsigned char char_bit(unsigned char c)
-{
-	if (c >= 'a' && c <= 'z')
-		return (unsigned char)(c - 'a');
-	if (c >= 'A' && c <= 'Z')
-		return (unsigned char)(c - 'A');
-	if (c >= '0' && c <= '9')
-		return (unsigned char)(26 + c - '0');
-	return c == '_' ? 36 : 37;
-}
+/* Which bit of a mask a character sets: letters folded, digits, '_' and
+ * the rest 37; a table, since every byte of every name is asked. */
+#define LETTER(c) [c] = c - 'A' + 1, [c + 32] = c - 'A' + 1
+static const unsigned char bits[256] = {
+    LETTER('A'), LETTER('B'), LETTER('C'), LETTER('D'), LETTER('E'), LETTER('F'), LETTER('G'),
+    LETTER('H'), LETTER('I'), LETTER('J'), LETTER('K'), LETTER('L'), LETTER('M'), LETTER('N'),
+    LETTER('O'), LETTER('P'), LETTER('Q'), LETTER('R'), LETTER('S'), LETTER('T'), LETTER('U'),
+    LETTER('V'), LETTER('W'), LETTER('X'), LETTER('Y'), LETTER('Z'), ['0'] = 27,  ['1'] = 28,
+    ['2'] = 29,  ['3'] = 30,  ['4'] = 31,  ['5'] = 32,  ['6'] = 33,  ['7'] = 34,  ['8'] = 35,
+    ['9'] = 36,  ['_'] = 37,
+};
 
 static uint64_t mask_of(const char *s, size_t len, bool skip_star)
 {
 	uint64_t m = 0;
 	for (size_t i = 0; i < len; i++)
 		if (!(skip_star && s[i] == '*'))
-			m |= 1ull << char_bit((unsigned char)s[i]);
+			m |= 1ull << bits[(unsigned char)s[i]];
 	return m;
 }
 
@@ -144,27 +144,43 @@ const char *secrets_name_refusal(const char *s, bool pattern)
 
 static void list_add(struct secret_list *l, const char *pattern)
 {
-	l->v = xrealloc_array(l->v, l->n + 1, sizeof(*l->v));
 	l->v[l->n++] = (struct secret_pattern){pattern, mask_of(pattern, strlen(pattern), true)};
+}
+
+static size_t count(const char *const *v)
+{
+	size_t n = 0;
+	while (v[n])
+		n++;
+	return n;
+}
+
+/* A built-in list, then the config's: one allocation each, as the wrapper
+ * makes them on every start. */
+static void list_init(struct secret_list *l, const char *const *builtin, char *const *more,
+                      size_t nmore)
+{
+	l->n = 0;
+	l->v = xcalloc(count(builtin) + nmore, sizeof(*l->v));
+	for (const char *const *p = builtin; *p; p++)
+		list_add(l, *p);
+	for (size_t i = 0; i < nmore; i++)
+		list_add(l, more[i]);
 }
 
 void secrets_init(struct secrets *s, char *const *extra, size_t nextra, char *const *exempt,
                   size_t nexempt)
 {
 	*s = (struct secrets){0};
-	for (const char *const *p = secrets_default; *p; p++)
-		list_add(&s->secret, *p);
-	for (size_t i = 0; i < nextra; i++)
-		list_add(&s->secret, extra[i]);
-	for (const char *const *p = secrets_default_exempt; *p; p++)
-		list_add(&s->exempt, *p);
-	for (size_t i = 0; i < nexempt; i++)
-		list_add(&s->exempt, exempt[i]);
+	list_init(&s->secret, secrets_default, extra, nextra);
+	list_init(&s->exempt, secrets_default_exempt, exempt, nexempt);
 }
 
 void secrets_pass(struct secrets *s, const char *pattern)
 {
-	list_add(&s->pass, pattern);
+	struct secret_list *l = &s->pass;
+	l->v = xrealloc_array(l->v, l->n + 1, sizeof(*l->v));
+	list_add(l, pattern);
 }
 
 void secrets_free(struct secrets *s)

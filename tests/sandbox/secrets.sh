@@ -59,10 +59,19 @@ python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["secrets"]; sys.exit(no
 # Stand-ins for gh and npm, wrapped: each prints its environment and a
 # child's, prefixed with its name.
 mkdir -p "$PROJ/standin"
-for t in gh npm; do
-	printf '#!/bin/sh\nn=${0##*/}\nenv | sed "s/^/$n:/"\nsh -c env | sed "s/^/$n-child:/"\nexit ${STANDIN_EXIT:-0}\n' >"$PROJ/standin/$t"
-	chmod +x "$PROJ/standin/$t"
-done
+cat >"$PROJ/standin/gh" <<'EOF'
+#!/bin/sh
+n=${0##*/}
+env | sed "s/^/$n:/"
+sh -c env | sed "s/^/$n-child:/"
+# STANDIN_RUN: a tool to run, once (not passed on); STANDIN_CAT: a file to print.
+r=${STANDIN_RUN:-}
+unset STANDIN_RUN
+[ -z "$r" ] || "$r" | sed "s/^/via-$n:/"
+[ -z "${STANDIN_CAT:-}" ] || tr '\0' '\n' <"$STANDIN_CAT"
+EOF
+cp "$PROJ/standin/gh" "$PROJ/standin/npm"
+chmod +x "$PROJ/standin/gh" "$PROJ/standin/npm"
 expect_ok "moat wrap the stand-ins" "$MOAT" wrap tools --env GITHUB_TOKEN=from-env-file \
 	--env FROM_FILE=yes "$PROJ/standin/gh" "$PROJ/standin/npm"
 SH=$(cd "$XDG_DATA_HOME/moat/shells/tools" && pwd -P)
@@ -84,6 +93,25 @@ expect_out "and gh's children" '^gh-child:GH_TOKEN=DECOYVAL-GH_TOKEN$'
 run env MOAT_ROOT="$PROJ" "$SH/bin/npm"
 [ "$rc" = 0 ] && grep -q '^npm:PATH=' "$T/.out" && ! grep -q DECOYVAL "$T/.out" &&
 	ok "the name passed to gh does not reach npm" || { not_ok "npm got gh's name" && _show npm; }
+# The attacker in npm runs gh, which is handed GH_TOKEN: gh inside npm's
+# sandbox gets no more than npm has.
+run env MOAT_ROOT="$PROJ" STANDIN_RUN="$SH/bin/gh" "$SH/bin/npm"
+[ "$rc" = 0 ] && grep -q '^via-npm:gh:PATH=' "$T/.out" && ! grep -q DECOYVAL "$T/.out" &&
+	ok "npm running gh gets no GH_TOKEN through it" || { not_ok "npm got GH_TOKEN through gh" && _show npm; }
+# Or reads another process's environment, say its caller's (control first).
+env GITHUB_TOKEN=DECOYVAL-caller sleep 60 &
+caller=$!
+for _ in $(seq 100); do # until env has exec'd sleep
+	tr '\0' '\n' </proc/$caller/environ | grep -q DECOYVAL && break
+	sleep 0.05
+done
+tr '\0' '\n' </proc/$caller/environ | grep -q DECOYVAL && ok "control: another process's environ is readable" ||
+	not_ok "control: another process's environ"
+run env MOAT_ROOT="$PROJ" STANDIN_CAT=/proc/$caller/environ "$SH/bin/npm"
+! grep -q DECOYVAL "$T/.out" && grep -qiE 'permission denied|operation not permitted' "$T/.err" &&
+	ok "the wrapped tool cannot read it in /proc" || { not_ok "read another process's environ" && _show npm; }
+kill $caller
+wait $caller 2>/dev/null
 expect_ok "moat allow --env '*' NODE_AUTH_TOKEN" "$MOAT" allow --env '*' NODE_AUTH_TOKEN
 run env MOAT_ROOT="$PROJ" "$SH/bin/npm"
 expect_out "a name passed to '*' reaches npm" '^npm:NODE_AUTH_TOKEN=DECOYVAL-NODE_AUTH_TOKEN$'

@@ -6,6 +6,15 @@
 
 extern char **environ;
 
+/* The length of NAME in "NAME=value" (strchrnul is not on macOS). */
+static size_t name_len(const char *entry)
+{
+	const char *c = entry;
+	while (*c && *c != '=')
+		c++;
+	return (size_t)(c - entry);
+}
+
 /* The names for the profile, and the entries themselves for scrub_apply:
  * the environment's strings stay where they are until exec (moat only
  * adds variables of its own), so removing is comparing pointers. */
@@ -17,7 +26,7 @@ static void judge_environment(struct launch *l)
 	free(l->scrubbed);
 	l->scrubbed = NULL;
 	for (char **e = environ; *e; e++) {
-		size_t len = (size_t)(strchrnul(*e, '=') - *e);
+		size_t len = name_len(*e);
 		enum secret_verdict v = secrets_judge(&l->secrets, *e, len);
 		if (v == SECRET_NONE)
 			continue;

@@ -151,6 +151,11 @@ expect_out "an empty pattern too" "config.zon:1:18: empty string in '.secrets'"
 printf '.{ .not_secrets = .{ "9LIVES" } }\n' >"$CFG"
 run "$MOAT" check
 expect_out "a leading digit too" "config.zon:1:22: '.not_secrets' entry '9LIVES' .*starts with a digit"
+printf '.{ .env = .{ .{ .bin = "gh", .names = .{ "GH_TOKEN", "EDITOR" } } } }\n' >"$CFG"
+run "$MOAT" check
+[ "$rc" = 0 ] && grep -q "config.zon:1:14: note: EDITOR, passed to gh, is not a secret moat removes" "$T/.out" &&
+	! grep -q "GH_TOKEN, passed" "$T/.out" && ok "moat check notes a passed name that is no secret" ||
+	{ not_ok "moat check: a passed name that is no secret" && _show check; }
 rm -f "$CFG"
 expect_status "moat allow --env refuses a bad name" 1 "$MOAT" allow --env gh 'GH TOKEN'
 expect_status "moat allow --env wants BIN and NAME" 2 "$MOAT" allow --env gh

@@ -21,7 +21,6 @@
 #include "approvals/approvals.h"
 #include "base/fs.h"
 #include "base/path.h"
-#include "profile/secrets.h"
 
 #define STORE_MAX (4u << 20)
 
@@ -43,12 +42,17 @@ static const char *level_code(unsigned access)
 	return "r";
 }
 
-/* secret=NAME: a name, not a path. */
+/* secret=NAME: a name, not a path; any name the environment can hold
+ * (npm_config_//host/:_authToken), but never an empty one or one with
+ * control characters, which moat never hands over. */
 static int parse_secret(const char *field, struct access_item *it)
 {
 	const char *name = field + strlen("secret=");
-	if (secrets_name_refusal(name, false))
+	if (!*name || strchr(name, '='))
 		return -1;
+	for (const char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return -1;
 	*it = (struct access_item){.kind = ITEM_SECRET, .path = xstrdup(name)};
 	return 0;
 }

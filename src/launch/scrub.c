@@ -15,6 +15,17 @@ static size_t name_len(const char *entry)
 	return (size_t)(c - entry);
 }
 
+/* A name with control characters (a tab, a line break, an escape) is
+ * never handed over: it could not be shown, nor stored in the approvals
+ * (one line of tab-separated fields), as what it is. */
+static bool has_control(const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			return true;
+	return false;
+}
+
 /* The names for the profile, and the entries themselves for scrub_apply:
  * the environment's strings stay where they are until exec (moat only
  * adds variables of its own), so removing is comparing pointers. */
@@ -30,6 +41,8 @@ static void judge_environment(struct launch *l)
 		enum secret_verdict v = secrets_judge(&l->secrets, *e, len);
 		if (v == SECRET_NONE)
 			continue;
+		if (v == SECRET_PASSED && has_control(*e, len))
+			v = SECRET_REMOVED;
 		name_list_add(v == SECRET_PASSED ? &p->secrets_passed : &p->secrets_removed, *e,
 		              len);
 		if (v == SECRET_REMOVED) {
@@ -93,9 +106,13 @@ void scrub_hint(const struct profile *p, const char *bin, struct strbuf *out)
 	if (!r->n)
 		return;
 	const char *example = NULL;
+	bool utf8 = visible_utf8_locale();
 	sb_adds(out, "secrets removed from its environment: ");
 	for (size_t i = 0; i < r->n; i++) {
-		sb_addf(out, "%s%s", i ? ", " : "", r->v[i]);
+		if (i)
+			sb_adds(out, ", ");
+		/* A name is the caller's: shown safely, as every name moat did not choose. */
+		visible_add(out, r->v[i], strlen(r->v[i]), utf8);
 		if (!example && !secrets_name_refusal(r->v[i], false))
 			example = r->v[i];
 	}

@@ -162,6 +162,17 @@ expect_status "moat allow --env wants BIN and NAME" 2 "$MOAT" allow --env gh
 expect_status "moat allow --env takes no --write" 2 "$MOAT" allow --env gh GH_TOKEN --write
 expect_status "moat allow -r --env of a name not passed fails" 1 "$MOAT" allow -r --env gh NPM_TOKEN
 
+# A name the caller's environment holds with an escape sequence in it: shown
+# escaped, and never handed over, even when a pattern passes it.
+printf '.{ .env = .{ .{ .bin = "*", .names = .{ "*_TOKEN" } } } }\n' >"$CFG"
+run env "$(printf 'EVIL\033]0;pwned\007_TOKEN')=DECOYVAL-evil" "$MOAT" run --trace -- sh -c 'env; exit 1'
+[ "$rc" = 1 ] && ! grep -q DECOYVAL-evil "$T/.out" && grep -q '^GH_TOKEN=DECOYVAL' "$T/.out" &&
+	ok "a name with control characters is removed although a pattern passes it" ||
+	{ not_ok "a name with control characters" && _show run; }
+! grep -q "$(printf '\033')" "$T/.err" && grep -q 'EVIL\\x1b' "$T/.err" &&
+	ok "and shown escaped" || { not_ok "the name is shown raw" && _show run; }
+rm -f "$CFG"
+
 if have_pty; then
 	# moat shell, through a pseudo-terminal.
 	printf 'env; tr "\\0" "\\n" </proc/self/environ; sh -c env; echo shell-done; exit\n' >"$T/cmds"

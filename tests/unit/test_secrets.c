@@ -261,7 +261,7 @@ static void test_edit(void)
 static void test_store(void)
 {
 	const char *line = "approval\t1764489600\t/src/a\tnpm\thome=/home/you\tsecret=NPM_TOKEN\n"
-	                   "approval\t1764489600\t/src/a\tgh\thome=/home/you\tsecret=NO-GOOD\n";
+	                   "approval\t1764489600\t/src/a\tgh\thome=/home/you\tsecret=\x1b[2J\n";
 	struct approval_store st;
 	size_t damaged = 0;
 	approvals_parse(line, strlen(line), &st, &damaged);
@@ -269,7 +269,8 @@ static void test_store(void)
 	          st.approvals[0].set.items[1].kind == ITEM_SECRET &&
 	          !strcmp(st.approvals[0].set.items[1].path, "NPM_TOKEN"),
 	      "secret=NAME is read");
-	CHECK(damaged == 1 && st.nforeign == 1, "a malformed name keeps its line as foreign");
+	CHECK(damaged == 1 && st.nforeign == 1,
+	      "a name with a control character keeps its line as foreign");
 	cleanup_free char *again = approvals_format(&st);
 	CHECK(strstr(again, "\tsecret=NPM_TOKEN\n") != NULL, "and written back");
 	struct access_set want = {0};

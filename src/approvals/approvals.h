@@ -6,8 +6,8 @@
  * approval remembers one set for one (project root, binary), in a store
  * that keeps the set itself, readable, not a hash of it. A set that is the
  * same or narrower than an approved one needs no new answer; any widening
- * (a new grant, a wider level, a new socket, a new jailbreak, another HOME)
- * asks again. */
+ * (a new grant, a wider level, a new socket, a new jailbreak, another HOME,
+ * a secret variable it was not handed before) asks again. */
 #ifndef MOAT_APPROVALS_APPROVALS_H
 #define MOAT_APPROVALS_APPROVALS_H
 
@@ -19,7 +19,9 @@
 #include "base/util.h"
 #include "profile/profile.h"
 
-enum access_item_kind { ITEM_HOME, ITEM_GRANT, ITEM_JAILBREAK, ITEM_SOCKET };
+/* ITEM_SECRET: a secret variable handed to the tool (profile's
+ * secrets_passed); its "path" is the variable's name, never its value. */
+enum access_item_kind { ITEM_HOME, ITEM_GRANT, ITEM_JAILBREAK, ITEM_SOCKET, ITEM_SECRET };
 
 struct access_item {
 	enum access_item_kind kind;

@@ -28,6 +28,8 @@ void access_set_from_profile(struct access_set *set, const struct profile *p, co
 			add_item(set, ITEM_SOCKET, ACCESS_CONNECT, p->rules[i].path);
 	for (size_t i = 0; i < p->njailbreaks; i++)
 		add_item(set, ITEM_JAILBREAK, 0, p->jailbreaks[i]);
+	for (size_t i = 0; i < p->secrets_passed.n; i++)
+		add_item(set, ITEM_SECRET, 0, p->secrets_passed.v[i]);
 }
 
 void access_set_free(struct access_set *set)
@@ -89,6 +91,8 @@ void confirm_summary(struct strbuf *out, const char *bin, const struct profile *
 			add_line(out, access_name(it->access), it->path, "");
 		else if (it->kind == ITEM_SOCKET)
 			add_line(out, "connect", it->path, ""), sockets = true;
+		else if (it->kind == ITEM_SECRET)
+			add_line(out, "secret", it->path, "  passed from your environment");
 		else if (notes->session)
 			add_line(out, "jailbreak", it->path,
 			         "  not in this session: runs confined here (unsandboxed only "

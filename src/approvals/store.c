@@ -4,7 +4,8 @@
  * grant:rw=/home/you/.npm
  *
  * and socket=PATH for a unix socket let through (config.zon's .sockets),
- * jailbreak=PATH for a jailbreak. A store written before sockets were
+ * jailbreak=PATH for a jailbreak, secret=NAME for a secret variable handed
+ * to the tool (its name: values are never stored). A store written before sockets were
  * part of the set parses the same: its approvals simply hold none, so a
  * listed socket asks again. An older moat keeps a line holding socket=
  * verbatim, as one it does not understand, and asks.
@@ -41,8 +42,25 @@ static const char *level_code(unsigned access)
 	return "r";
 }
 
+/* secret=NAME: a name, not a path; any name the environment can hold
+ * (npm_config_//host/:_authToken), but never an empty one or one with
+ * control characters, which moat never hands over. */
+static int parse_secret(const char *field, struct access_item *it)
+{
+	const char *name = field + strlen("secret=");
+	if (!*name || strchr(name, '='))
+		return -1;
+	for (const char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return -1;
+	*it = (struct access_item){.kind = ITEM_SECRET, .path = xstrdup(name)};
+	return 0;
+}
+
 static int parse_item(const char *field, struct access_item *it)
 {
+	if (strncmp(field, "secret=", 7) == 0)
+		return parse_secret(field, it);
 	const char *eq = strchr(field, '=');
 	if (!eq || eq[1] != '/' || path_refusal(eq + 1))
 		return -1;
@@ -145,6 +163,8 @@ char *approvals_format(const struct approval_store *st)
 				sb_addf(&sb, "\tgrant:%s=%s", level_code(it->access), it->path);
 			else if (it->kind == ITEM_SOCKET)
 				sb_addf(&sb, "\tsocket=%s", it->path);
+			else if (it->kind == ITEM_SECRET)
+				sb_addf(&sb, "\tsecret=%s", it->path);
 			else
 				sb_addf(&sb, "\tjailbreak=%s", it->path);
 		}

@@ -10,6 +10,7 @@
 #include "context/own.h"
 #include "context/settings.h"
 #include "profile/profile.h"
+#include "profile/secrets.h"
 #include "shells/shells.h"
 
 struct grant_args {
@@ -65,6 +66,90 @@ static int edit_unallow(const char *buf, size_t len, const char *file, const cha
 	return config_edit_unallow(buf, len, file, home, g->bin, g->stored, out, err);
 }
 
+/* --env: BIN NAME, a name or pattern of variables config.zon's .env passes. */
+struct env_args {
+	const char *bin, *name;
+};
+
+static int parse_env(const struct command *self, const struct cli_args *a, struct env_args *e,
+                     struct error *err)
+{
+	if (a->given[OPT_WRITE] || a->given[OPT_EXEC])
+		return cli_usage_error(self, "--env passes a variable: drop --%s",
+		                       a->given[OPT_WRITE] ? "write" : "exec");
+	if (a->noperands != 2)
+		return cli_usage_error(self, "want BIN and NAME");
+	e->bin = a->operands[0], e->name = a->operands[1];
+	const char *why = strcmp(e->bin, "*") ? tool_name_refusal(e->bin) : NULL;
+	if (why)
+		return error_set(err, "bad binary name '%s': %s", e->bin, why), 1;
+	why = secrets_name_refusal(e->name, true);
+	if (why) {
+		error_set(err, "bad variable name '%s': %s", e->name, why);
+		error_hint(err, "write a name as GH_TOKEN, a pattern as '*_TOKEN'");
+		return 1;
+	}
+	return 0;
+}
+
+static int edit_env(const char *buf, size_t len, const char *file, const char *home, void *arg,
+                    struct strbuf *out, struct error *err)
+{
+	(void)home;
+	const struct env_args *e = arg;
+	return config_edit_env(buf, len, file, e->bin, e->name, out, err);
+}
+
+static int edit_unenv(const char *buf, size_t len, const char *file, const char *home, void *arg,
+                      struct strbuf *out, struct error *err)
+{
+	(void)home;
+	const struct env_args *e = arg;
+	return config_edit_unenv(buf, len, file, e->bin, e->name, out, err);
+}
+
+/* moat allow [-r] --env BIN NAME. */
+static int allow_env(const struct command *self, const struct cli_args *a,
+                     const struct global_opts *g)
+{
+	struct error err = {0};
+	struct env_args e;
+	int rc = parse_env(self, a, &e, &err);
+	if (rc)
+		return err.msg[0] ? cli_fail(&err, 1) : rc;
+	cleanup_free char *home = settings_home(&err);
+	if (!home)
+		return cli_fail(&err, 1);
+	bool remove = a->given[OPT_REMOVE];
+	rc = settings_edit(home, remove ? edit_unenv : edit_env, &e, &err);
+	if (rc < 0)
+		return cli_fail(&err, 1);
+	if (remove && rc == 0) {
+		error_set(&err, "%s is not passed to %s", e.name, e.bin);
+		error_hint(&err,
+		           "rules limited by .dirs are left alone; see 'moat allow' for the list");
+		return cli_fail(&err, 1);
+	}
+	if (remove)
+		cli_info(g, "%s is no longer passed to %s", e.name, e.bin);
+	else
+		cli_info(g, "%s %s to %s", rc ? "passing" : "already passed:", e.name, e.bin);
+	return 0;
+}
+
+static void list_env(const struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		const struct config_env *r = &cfg->env[i];
+		for (size_t j = 0; j < r->nnames; j++) {
+			printf("%-12s %-16s %s", r->bin, "env", r->names[j]);
+			for (size_t k = 0; k < r->ndirs; k++)
+				printf("%s%s", k ? ", " : "  (only in ", r->dirs[k]);
+			printf("%s\n", r->ndirs ? ")" : "");
+		}
+	}
+}
+
 static int list_grants(const char *home, const struct global_opts *g)
 {
 	struct error err = {0};
@@ -82,7 +167,8 @@ static int list_grants(const char *home, const struct global_opts *g)
 			printf("%s\n", r->ndirs ? ")" : "");
 		}
 	}
-	if (!cfg.nallow) {
+	list_env(&cfg);
+	if (!cfg.nallow && !cfg.nenv) {
 		cleanup_free char *file = settings_path(home);
 		cli_info(g, "no grants in %s", file);
 	}
@@ -124,6 +210,8 @@ static const char *level_name(const struct grant_args *ga)
 int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("allow");
+	if (a->given[OPT_ENV])
+		return allow_env(self, a, g);
 	struct grant_args ga = {.write = a->given[OPT_WRITE], .exec = a->given[OPT_EXEC]};
 	if (a->given[OPT_REMOVE] && (ga.write || ga.exec))
 		return cli_usage_error(self, "-r removes a grant whatever its level: drop --%s",

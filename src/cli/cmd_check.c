@@ -19,6 +19,7 @@
 #include "context/settings.h"
 #include "launch/launch.h"
 #include "profile/profile.h"
+#include "profile/secrets.h"
 #include "shells/nix.h"
 #include "shells/shells.h"
 
@@ -374,6 +375,28 @@ static void check_wrapper_copy(struct checker *c)
 	}
 }
 
+/* A name .env passes that is no secret is passed to every tool anyway:
+ * a typo, or a name .secrets should hold. A note: nothing breaks. */
+static void check_env(struct checker *c, const struct config *cfg)
+{
+	struct secrets s;
+	secrets_init(&s, cfg->secrets, cfg->nsecrets, cfg->not_secrets, cfg->nnot_secrets);
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		const struct config_env *r = &cfg->env[i];
+		for (size_t j = 0; j < r->nnames; j++) {
+			const char *name = r->names[j];
+			if (strchr(name, '*') ||
+			    secrets_judge(&s, name, strlen(name)) != SECRET_NONE)
+				continue;
+			note(c, r->line, r->col,
+			     "%s, passed to %s, is not a secret moat removes: every tool gets it "
+			     "already (add it to .secrets to keep it from the others)",
+			     name, r->bin);
+		}
+	}
+	secrets_free(&s);
+}
+
 int cmd_check(const struct cli_args *a, const struct global_opts *g)
 {
 	if (a->noperands)
@@ -399,6 +422,7 @@ int cmd_check(const struct cli_args *a, const struct global_opts *g)
 		cleanup_free char *root = cli_project_root(home, &cfg, false);
 		c.areas = context_writable_areas(root, home, &cfg, &c.nareas);
 		check_config(&c, &cfg);
+		check_env(&c, &cfg);
 		check_local_shells(&c);
 		check_own(&c, &cfg, root);
 		check_wrapper_copy(&c);

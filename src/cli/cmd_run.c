@@ -16,6 +16,7 @@
 #include "context/own.h"
 #include "context/settings.h"
 #include "launch/launch.h"
+#include "launch/scrub.h"
 #include "trace/trace.h"
 
 struct traced {
@@ -57,6 +58,18 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
+/* The report's last line when the command failed: the secrets its
+ * environment lost (names only) and how to pass one. */
+static void add_secrets_line(const struct launch *l, int status, struct strbuf *report)
+{
+	struct strbuf line = STRBUF_INIT;
+	if (status != 0)
+		scrub_hint(&l->profile, l->name, &line);
+	if (line.len)
+		sb_addf(report, "moat: %s\n", line.buf);
+	sb_release(&line);
+}
+
 /* json: NULL for the text report, "" for JSON on stderr, else a file. */
 static int run_traced(struct launch *s, char **cmd, const char *json, struct error *err)
 {
@@ -92,8 +105,10 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	}
 	f.own = own_paths, f.own_what = own_what, f.nown = own.n;
 	struct strbuf report = STRBUF_INIT, doc = STRBUF_INIT;
-	if (!json || *json)
+	if (!json || *json) {
 		trace_report(&log, &s->profile, &f, &report);
+		add_secrets_line(s, status, &report);
+	}
 	if (json)
 		trace_report_json(&log, &s->profile, &f, &doc);
 	/* The report must not cost the command's status on a closed stderr. */
@@ -164,6 +179,20 @@ static void print_trace_hint(const struct cli_args *a, const struct global_opts 
 	sb_release(&line);
 }
 
+/* After a command that failed on a terminal, with secrets taken out of its
+ * environment: which, and the line that passes one (a token the command
+ * needed is the likeliest reason it failed). Not with -q. */
+static void print_secrets_hint(const struct global_opts *g, const struct launch *l, int status)
+{
+	if (status == 0 || g->quiet || !isatty(STDERR_FILENO))
+		return;
+	struct strbuf line = STRBUF_INIT;
+	scrub_hint(&l->profile, l->name, &line);
+	if (line.len)
+		print_pasteable(line.buf);
+	sb_release(&line);
+}
+
 int cmd_run(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("run");
@@ -188,8 +217,10 @@ int cmd_run(const struct cli_args *a, const struct global_opts *g)
 			status = err.status;
 		else if (trace)
 			status = run_traced(&l, cmd, json, &err);
-		else if ((status = launch_enter(&l, cmd, &err)) != 0 && !err.msg[0])
+		else if ((status = launch_enter(&l, cmd, &err)) != 0 && !err.msg[0]) {
 			print_trace_hint(a, g, &l, status);
+			print_secrets_hint(g, &l, status);
+		}
 	}
 	launch_free(&l);
 	return err.msg[0] ? cli_fail(&err, status) : status;

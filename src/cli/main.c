@@ -86,10 +86,13 @@ static const struct cli_option wrap_options[] = {
 static const struct cli_option allow_options[] = {
     {.id = OPT_WRITE, .long_name = "write", .help = "grant read/write instead of read"},
     {.id = OPT_EXEC, .long_name = "exec", .help = "also let BIN run programs from PATH"},
+    {.id = OPT_ENV,
+     .long_name = "env",
+     .help = "pass the secret variable NAME (or pattern) to BIN: moat allow --env BIN NAME"},
     {.id = OPT_REMOVE,
      .short_name = 'r',
      .long_name = "remove",
-     .help = "remove BIN's grant of PATH instead (as unallow)"},
+     .help = "remove BIN's grant of PATH (with --env: of NAME) instead (as unallow)"},
     {.long_name = NULL},
 };
 static const struct cli_option link_options[] = {
@@ -131,7 +134,9 @@ const struct command commands[] = {
     {"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
      "create or update a local shell (a set of wrapped tools) from binaries", wrap_options,
      "moat wrap cc gcc make", "shell bin*", NULL, false},
-    {"allow", cmd_allow, "moat allow [BIN PATH [--write] [--exec]]\nmoat allow -r BIN PATH",
+    {"allow", cmd_allow,
+     "moat allow [BIN PATH [--write] [--exec]]\nmoat allow --env BIN NAME\n"
+     "moat allow -r [--env] BIN PATH|NAME",
      "grant BIN access to PATH outside the root (no arguments: list grants)", allow_options,
      "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
     {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/path.h"
+#include "profile/secrets.h"
 
 struct checker {
 	const char *file;
@@ -237,6 +238,60 @@ static int read_allow(struct checker *c, const struct zon_node *e, void *out)
 	return 0;
 }
 
+/* Variable names and patterns (.env's .names, .secrets, .not_secrets):
+ * a typo there would pass nothing or hide nothing, silently. */
+static int check_env_names(struct checker *c, const struct zon_node *v, char **names, size_t n,
+                           const char *field)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *why = secrets_name_refusal(names[i], true);
+		if (!why)
+			continue;
+		const struct zon_node *s = &v->items[i];
+		bad(c, s->line, s->col, "'.%s' entry '%s' is not a variable name or pattern: %s",
+		    field, names[i], why);
+		error_hint(c->err, "write a name as GH_TOKEN, a pattern as *_TOKEN");
+		return -1;
+	}
+	return 0;
+}
+
+static int read_env(struct checker *c, const struct zon_node *e, void *out)
+{
+	static const char *const keys[] = {"bin", "names", "dirs", NULL};
+	const struct zon_node *f[3];
+	struct config_env *r = out;
+	r->line = e->line, r->col = e->col;
+	if (check_fields(c, e, keys, f, "an env rule") < 0)
+		return -1;
+	if (!f[0])
+		return bad(c, e->line, e->col, "env rule without '.bin'");
+	if (!f[1])
+		return bad(c, e->line, e->col, "env rule without '.names'");
+	if (read_string(c, f[0], "bin", &r->bin) < 0 ||
+	    read_strings(c, f[1], "names", &r->names, &r->nnames, NULL) < 0 ||
+	    check_env_names(c, f[1], r->names, r->nnames, "names") < 0 ||
+	    (f[2] && read_strings(c, f[2], "dirs", &r->dirs, &r->ndirs, NULL) < 0) ||
+	    (f[2] && check_roots(c, f[2], r->dirs, r->ndirs, "dirs") < 0))
+		return -1;
+	return 0;
+}
+
+/* .env, .secrets and .not_secrets (keys[first..first+3) of the top level). */
+static int read_secrets(struct checker *c, const struct zon_node *const *f, struct config *out)
+{
+	if ((f[0] && read_list(c, f[0], "env", ".{ .bin = \"...\", .names = .{ ... } }",
+	                       (void **)&out->env, sizeof(*out->env), &out->nenv, read_env) < 0) ||
+	    (f[1] && (read_strings(c, f[1], "secrets", &out->secrets, &out->nsecrets, NULL) < 0 ||
+	              check_env_names(c, f[1], out->secrets, out->nsecrets, "secrets") < 0)) ||
+	    (f[2] &&
+	     (read_strings(c, f[2], "not_secrets", &out->not_secrets, &out->nnot_secrets, NULL) <
+	          0 ||
+	      check_env_names(c, f[2], out->not_secrets, out->nnot_secrets, "not_secrets") < 0)))
+		return -1;
+	return 0;
+}
+
 static int read_link(struct checker *c, const struct zon_node *e, void *out)
 {
 	static const char *const keys[] = {"dir", "shells", NULL};
@@ -279,11 +334,12 @@ static int read_detect(struct checker *c, const struct zon_node *e, void *out)
 int config_from_tree(const struct zon_node *root, const char *filename, struct config *out,
                      struct error *err)
 {
-	static const char *const keys[] = {"jailbreak",  "default", "confirm",     "links",
-	                                   "detect",     "allow",   "sockets",     "root",
-	                                   "trace_hint", "protect", "unprotected", NULL};
+	static const char *const keys[] = {"jailbreak",  "default",     "confirm",     "links",
+	                                   "detect",     "allow",       "sockets",     "root",
+	                                   "trace_hint", "protect",     "unprotected", "env",
+	                                   "secrets",    "not_secrets", NULL};
 	struct checker c = {.file = filename, .err = err};
-	const struct zon_node *f[11];
+	const struct zon_node *f[14];
 	memset(out, 0, sizeof(*out));
 	if (!root)
 		return 0;
@@ -316,7 +372,8 @@ int config_from_tree(const struct zon_node *root, const char *filename, struct c
 	    (f[10] &&
 	     (read_strings(&c, f[10], "unprotected", &out->unprotected, &out->nunprotected, NULL) <
 	          0 ||
-	      check_roots(&c, f[10], out->unprotected, out->nunprotected, "unprotected") < 0)))
+	      check_roots(&c, f[10], out->unprotected, out->nunprotected, "unprotected") < 0)) ||
+	    read_secrets(&c, f + 11, out) < 0)
 		goto out;
 	bool trace_hint = true;
 	if (f[8] && read_bool(&c, f[8], "trace_hint", &trace_hint) < 0)
@@ -368,6 +425,14 @@ void config_free(struct config *cfg)
 		free_strings(cfg->allow[i].dirs, cfg->allow[i].ndirs);
 	}
 	free(cfg->allow);
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		free(cfg->env[i].bin);
+		free_strings(cfg->env[i].names, cfg->env[i].nnames);
+		free_strings(cfg->env[i].dirs, cfg->env[i].ndirs);
+	}
+	free(cfg->env);
+	free_strings(cfg->secrets, cfg->nsecrets);
+	free_strings(cfg->not_secrets, cfg->nnot_secrets);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -414,6 +479,14 @@ bool config_allow_applies(const struct config_allow *rule, const char *bin, cons
 	if (rule->ndirs == 0)
 		return true;
 	return root && root_under_any(root, home, rule->dirs, rule->ndirs);
+}
+
+bool config_env_applies(const struct config_env *rule, const char *bin, const char *root,
+                        const char *home)
+{
+	if (strcmp(rule->bin, "*") != 0 && (!bin || strcmp(rule->bin, bin) != 0))
+		return false;
+	return rule->ndirs == 0 || (root && root_under_any(root, home, rule->dirs, rule->ndirs));
 }
 
 bool config_protects(const struct config *cfg, const char *root, const char *home)

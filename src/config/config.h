@@ -22,6 +22,17 @@ struct config_allow {
 	int line, col;
 };
 
+/* .env = .{ .{ .bin = "gh", .names = .{ "GH_TOKEN" } }, ... }: secrets handed
+ * to a tool anyway (profile/secrets.h). */
+struct config_env {
+	char *bin;    /* a binary name, or "*" for every binary */
+	char **names; /* names or patterns ('*') */
+	size_t nnames;
+	char **dirs; /* project roots the rule is limited to; none means everywhere */
+	size_t ndirs;
+	int line, col;
+};
+
 /* .links = .{ .{ .dir = "/home/you/src/a", .shells = .{ "rust" } }, ... } */
 struct config_link {
 	char *dir;
@@ -80,6 +91,15 @@ struct config {
 	 * below them) where nothing is protected, not even git's files. */
 	char **unprotected;
 	size_t nunprotected;
+	/* Secrets in the environment (profile/secrets.h): .env passes them
+	 * to tools, .secrets adds names or patterns to the default set,
+	 * .not_secrets takes them out of it ("*": none is a secret). */
+	struct config_env *env;
+	size_t nenv;
+	char **secrets;
+	size_t nsecrets;
+	char **not_secrets;
+	size_t nnot_secrets;
 };
 
 /* Parse and check a whole config file. An empty buffer (or one holding only
@@ -122,6 +142,13 @@ void config_grants_free(struct config_grant *grants, size_t n);
 /* Are protected paths kept read-only in the project at root, or did the
  * user opt out of it there (.unprotected)? */
 bool config_protects(const struct config *cfg, const char *root, const char *home);
+
+/* Whether an .env rule hands its names to bin (NULL: to every tool, so
+ * only "*" rules) in the project at root: its .bin is "*" or bin, and root
+ * lies under one of its .dirs when it has some. A session asks for "*" and
+ * for the command it was started for, never for the union. */
+bool config_env_applies(const struct config_env *rule, const char *bin, const char *root,
+                        const char *home);
 
 /* Checks whether dir/marker exists; lets config_detect_shells stay pure. */
 typedef bool config_marker_fn(const char *dir, const char *marker, void *ctx);
@@ -169,6 +196,16 @@ int config_edit_allow(const char *buf, size_t len, const char *filename, const c
  * Returns 0 when no such grant exists. */
 int config_edit_unallow(const char *buf, size_t len, const char *filename, const char *home,
                         const char *bin, const char *path, struct strbuf *out, struct error *err);
+
+/* Pass the variable name to bin (an unscoped .env rule for bin gets it, or
+ * a new one). Returns 0 when it is passed already. */
+int config_edit_env(const char *buf, size_t len, const char *filename, const char *bin,
+                    const char *name, struct strbuf *out, struct error *err);
+
+/* Take name out of bin's unscoped .env rules, and a rule whose last name it
+ * was. Returns 0 when no such rule names it. */
+int config_edit_unenv(const char *buf, size_t len, const char *filename, const char *bin,
+                      const char *name, struct strbuf *out, struct error *err);
 
 /* Point dir at shells, replacing an earlier links entry for dir (and dropping
  * any duplicates of it). Returns 0 when that exact entry is already there. */

@@ -514,6 +514,75 @@ static int edit_unallow(struct session *s, const char *bin, const char *path)
 	}
 }
 
+/* env / unenv: names handed to a tool (--env) */
+
+static bool unscoped_env_for(const struct config_env *r, const char *bin)
+{
+	return r->ndirs == 0 && strcmp(r->bin, bin) == 0;
+}
+
+static size_t find_name(const struct config_env *r, const char *name)
+{
+	for (size_t i = 0; i < r->nnames; i++)
+		if (strcmp(r->names[i], name) == 0)
+			return i;
+	return NONE;
+}
+
+static int edit_env(struct session *s, const char *bin, const char *name)
+{
+	const struct config *cfg = &s->d.cfg;
+	size_t rule = NONE;
+	for (size_t i = 0; i < cfg->nenv; i++) {
+		if (!unscoped_env_for(&cfg->env[i], bin))
+			continue;
+		if (find_name(&cfg->env[i], name) != NONE)
+			return 0;
+		if (rule == NONE)
+			rule = i;
+	}
+	struct strbuf text = STRBUF_INIT;
+	int rc;
+	if (rule != NONE) {
+		zon_quote(&text, name, strlen(name));
+		struct edit e = {0};
+		append(s, zon_field(&zon_field(s->d.root, "env")->items[rule], "names"), false,
+		       text.buf, &e);
+		rc = session_apply(s, &e);
+	} else {
+		sb_adds(&text, ".{ .bin = ");
+		zon_quote(&text, bin, strlen(bin));
+		sb_adds(&text, ", .names = .{ ");
+		zon_quote(&text, name, strlen(name));
+		sb_adds(&text, " } }");
+		rc = add_to_list(s, "env", text.buf);
+	}
+	sb_release(&text);
+	return rc;
+}
+
+static int edit_unenv(struct session *s, const char *bin, const char *name)
+{
+	for (;;) {
+		const struct config *cfg = &s->d.cfg;
+		size_t i = 0, j = NONE;
+		for (; i < cfg->nenv; i++)
+			if (unscoped_env_for(&cfg->env[i], bin) &&
+			    (j = find_name(&cfg->env[i], name)) != NONE)
+				break;
+		if (i == cfg->nenv)
+			return 0;
+		struct edit e = {0};
+		if (cfg->env[i].nnames == 1)
+			remove_item(s, zon_field(s->d.root, "env"), i, &e);
+		else
+			remove_item(s, zon_field(&zon_field(s->d.root, "env")->items[i], "names"),
+			            j, &e);
+		if (session_apply(s, &e) < 0)
+			return -1;
+	}
+}
+
 /* link / unlink */
 
 static size_t find_link(const struct session *s, const char *dir, size_t from)
@@ -618,4 +687,26 @@ int config_edit_unlink(const char *buf, size_t len, const char *filename, const 
 	if (session_start(&s, buf, len, filename, home, err) < 0)
 		return -1;
 	return session_finish(&s, out, edit_unlink(&s, dir));
+}
+
+int config_edit_env(const char *buf, size_t len, const char *filename, const char *bin,
+                    const char *name, struct strbuf *out, struct error *err)
+{
+	struct session s;
+	sb_release(out);
+	if (!*bin || !*name)
+		return error_set(err, "cannot pass an empty %s", *bin ? "name" : "binary name");
+	if (session_start(&s, buf, len, filename, NULL, err) < 0)
+		return -1;
+	return session_finish(&s, out, edit_env(&s, bin, name));
+}
+
+int config_edit_unenv(const char *buf, size_t len, const char *filename, const char *bin,
+                      const char *name, struct strbuf *out, struct error *err)
+{
+	struct session s;
+	sb_release(out);
+	if (session_start(&s, buf, len, filename, NULL, err) < 0)
+		return -1;
+	return session_finish(&s, out, edit_unenv(&s, bin, name));
 }

@@ -15,6 +15,7 @@
 #include "launch/launch.h"
 #include "launch/plan.h"
 #include "launch/plantwatch.h"
+#include "launch/scrub.h"
 #include "shells/shells.h"
 
 /* Ask before a listed binary starts, unless approved already. */
@@ -83,6 +84,15 @@ static void apply_profile_env(const struct profile *p)
 	}
 }
 
+static void print_env_refusal(const struct launch *l, const char *file, const char *name)
+{
+	cleanup_free char *msg = xasprintf(
+	    "%s sets %s, a secret %s is not passed: left out (to pass it:  moat allow --env %s "
+	    "%s)\n",
+	    file, name, l->name, l->session ? "'*'" : l->name, name);
+	l->print_warnings(msg);
+}
+
 /* share/moat/env: read once confined, never through a symlink out of the
  * shell, so a planted link cannot bring another project's secrets in;
  * MOAT_ENV_* applied after it still win. */
@@ -102,8 +112,12 @@ static int apply_shell_env(const struct launch *l, struct error *err)
 	sb_release(&warnings);
 	if (rc < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		setenv(env[i].name, env[i].value, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (!scrub_refuses(l, env[i].name))
+			setenv(env[i].name, env[i].value, 1);
+		else if (l->print_warnings)
+			print_env_refusal(l, path, env[i].name);
+	}
 	env_changes_free(env, n);
 	return 0;
 }
@@ -268,6 +282,7 @@ int launch_exec(struct launch *l, char **argv, struct error *err)
 		return EXIT_MOAT_FAILED;
 	if (make_home(l, err) < 0)
 		return EXIT_MOAT_FAILED;
+	scrub_apply(l);
 	if (l->path)
 		setenv("PATH", l->path, 1);
 	if (l->jailbreak_env)

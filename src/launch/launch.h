@@ -24,6 +24,7 @@
 #include "context/context.h"
 #include "launch/overrides.h"
 #include "profile/profile.h"
+#include "profile/secrets.h"
 #include "sandbox/sandbox.h"
 
 /* A wrapped tool, as moat-wrapper found it from argv[0]. */
@@ -40,6 +41,8 @@ struct launch {
 	struct profile profile;
 	struct sandbox_support support;
 	struct env_overrides overrides; /* MOAT_ENV_*, applied right before exec */
+	struct secrets secrets;         /* which variables are secrets, and passed (scrub.h) */
+	char **scrubbed; /* the environment's entries scrub_apply removes, borrowed */
 
 	char *exe;                 /* what is exec'd */
 	char *name;                /* its name, for confirm and messages */

@@ -69,6 +69,8 @@ void launch_free(struct launch *l)
 	config_free(&l->cfg);
 	profile_free(&l->profile);
 	overrides_free(&l->overrides);
+	secrets_free(&l->secrets);
+	free(l->scrubbed);
 	free(l->exe);
 	free(l->name);
 	free(l->path);

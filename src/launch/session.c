@@ -14,6 +14,7 @@
 #include "context/settings.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
+#include "launch/scrub.h"
 #include "shells/shells.h"
 
 /* The moat-wrappers a shell's tools lead to: every bin/ entry must lead to
@@ -303,6 +304,7 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 	for (size_t i = 0; i < l->ctx.ngit_protect; i++)
 		profile_protect(&l->profile, l->ctx.git_protect[i], PROTECT_READ_ONLY);
 	note_absent_grants(l);
+	scrub_plan(l, NULL);
 	profile_isolate(&l->profile);
 	sandbox_note_own_pids(&l->support);
 	if (overrides_collect(&l->overrides, err) < 0 ||
@@ -345,6 +347,9 @@ int launch_set_command(struct launch *l, const char *cmd, struct error *err)
 		return -1;
 	l->name = xstrdup(path_basename(l->exe));
 	l->confirm = session_confirms(l, l->name);
+	/* The environment is decided once, for the whole session: what is
+	 * passed to every tool and to the one it was started for. */
+	scrub_plan(l, l->name);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "context/writable.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
+#include "launch/scrub.h"
 #include "shells/shells.h"
 
 static int read_root(struct launch *l, struct error *err)
@@ -221,8 +222,11 @@ int launch_plan_tool(struct launch *l, const struct tool *t, struct error *err)
 	/* Inside a session its profile is in force: no second layer (Landlock
 	 * allows 16), and config.zon is out of reach anyway. */
 	l->already_confined = sandbox_already_confined(l->ctx.root, l->ctx.home);
-	if (l->already_confined)
+	if (l->already_confined) {
+		/* Its session decided the environment: nothing more is passed. */
+		scrub_plan_defaults(l);
 		return 0;
+	}
 	/* config.zon and this wrapper itself decide how the tool is confined:
 	 * neither may be where sandboxed code writes. */
 	const char *self[] = {t->self};
@@ -232,6 +236,10 @@ int launch_plan_tool(struct launch *l, const struct tool *t, struct error *err)
 	l->ctx.wrapper = t->self ? xstrdup(t->self) : NULL;
 	if (plan_build_profile(l, t->name, err) < 0 || plan_jailbreak(l, t, err) < 0)
 		return -1;
+	/* A jailbroken tool runs as the user, who could read its secrets'
+	 * files anyway (and a git push needs SSH_AUTH_SOCK): it keeps them. */
+	if (!l->jailbroken)
+		scrub_plan(l, t->name);
 	if (l->jailbroken) {
 		struct profile *p = &l->profile;
 		p->jailbreaks = xrealloc_array(p->jailbreaks, p->njailbreaks + 1, sizeof(char *));

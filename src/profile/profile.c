@@ -296,6 +296,20 @@ bool profile_has_protected(const struct profile *p)
 	return false;
 }
 
+void name_list_add(struct name_list *l, const char *name, size_t len)
+{
+	l->v = xrealloc_array(l->v, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = xstrndup(name, len);
+}
+
+void name_list_free(struct name_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct name_list){0};
+}
+
 void profile_free(struct profile *p)
 {
 	for (size_t i = 0; i < p->nrules; i++) {
@@ -311,6 +325,8 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->nabsent_protected; i++)
 		free(p->absent_protected[i]);
 	free(p->absent_protected);
+	name_list_free(&p->secrets_removed);
+	name_list_free(&p->secrets_passed);
 	free(p->rules);
 	free(p->rule_slots);
 	free(p->env);

@@ -67,6 +67,15 @@ struct rule {
 	enum protect_kind protect; /* ORIGIN_PROTECTED and ORIGIN_PINNED rules */
 };
 
+/* Names, owned. */
+struct name_list {
+	char **v;
+	size_t n;
+};
+
+void name_list_add(struct name_list *l, const char *name, size_t len);
+void name_list_free(struct name_list *l);
+
 /* A variable to set (value) or remove (value == NULL) before exec. */
 struct env_change {
 	char *name;
@@ -105,6 +114,11 @@ struct profile {
 	 * (launch/plantwatch.c). Canonical. */
 	char **absent_protected;
 	size_t nabsent_protected;
+	/* Secrets in the caller's environment (profile/secrets.h), by name
+	 * only, never a value: removed before the tool starts, or passed to
+	 * it on purpose (config.zon's .env). */
+	struct name_list secrets_removed;
+	struct name_list secrets_passed;
 };
 
 /* A grant from config.zon, with its path already expanded and canonical. */

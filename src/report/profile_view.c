@@ -36,6 +36,36 @@ static const char *isolation_text(bool isolated)
 	             "IPC is shared, protected paths are not read-only";
 }
 
+/* "secrets removed: A, B": names only, never a value. */
+static void add_names(struct strbuf *out, const char *what, const struct name_list *l, bool utf8)
+{
+	if (!l->n)
+		return;
+	sb_addf(out, "secrets %s: ", what);
+	for (size_t i = 0; i < l->n; i++) {
+		if (i)
+			sb_adds(out, ", ");
+		add_shown(out, l->v[i], utf8);
+	}
+	sb_addc(out, '\n');
+}
+
+static void add_secrets_text(struct strbuf *out, const struct profile *p, bool utf8)
+{
+	add_names(out, "removed", &p->secrets_removed, utf8);
+	add_names(out, "passed", &p->secrets_passed, utf8);
+	if (!p->secrets_removed.n && !p->secrets_passed.n)
+		sb_adds(out, "secrets: none in the environment\n");
+}
+
+static void json_names(struct json *j, const char *key, const struct name_list *l)
+{
+	json_begin_array(j, key);
+	for (size_t i = 0; i < l->n; i++)
+		json_string(j, NULL, l->v[i]);
+	json_end_array(j);
+}
+
 void profile_render_text(const struct profile *p, const struct profile_facts *f, struct strbuf *out)
 {
 	bool utf8 = visible_utf8_locale();
@@ -68,6 +98,7 @@ void profile_render_text(const struct profile *p, const struct profile_facts *f,
 		add_shown(out, p->env[i].value ? p->env[i].value : "(unset)", utf8);
 		sb_addc(out, '\n');
 	}
+	add_secrets_text(out, p, utf8);
 	if (f->socket_warning)
 		sb_addf(out, "unix sockets: all reachable: %s\n", f->socket_warning);
 	else if (f->abi < 9)
@@ -148,6 +179,10 @@ void profile_render_json(const struct profile *p, const struct profile_facts *f,
 		json_end_object(&j);
 	}
 	json_end_array(&j);
+	json_begin_object(&j, "secrets");
+	json_names(&j, "removed", &p->secrets_removed);
+	json_names(&j, "passed", &p->secrets_passed);
+	json_end_object(&j);
 	json_string(&j, "network", p->network ? "open" : "denied");
 	json_string(&j, "unix_sockets", sockets_state(f));
 	json_string(&j, "isolation", f->isolated ? "namespaces" : "none");

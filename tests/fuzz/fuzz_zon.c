@@ -152,6 +152,36 @@ static void fuzz_link(const char *buf, size_t len, const struct config *cfg, con
 	sb_release(&again);
 }
 
+static bool passes(const struct config *cfg, const char *bin, const char *name)
+{
+	for (size_t i = 0; i < cfg->nenv; i++)
+		for (size_t j = 0; j < cfg->env[i].nnames; j++)
+			if (!cfg->env[i].ndirs && !strcmp(cfg->env[i].bin, bin) &&
+			    !strcmp(cfg->env[i].names[j], name))
+				return true;
+	return false;
+}
+
+/* moat allow --env and its -r: the name is passed, then no longer. */
+static void fuzz_env(const char *buf, size_t len, const struct config *cfg, const char *bin,
+                     const char *name)
+{
+	struct strbuf out = STRBUF_INIT, again = STRBUF_INIT;
+	struct config after;
+	struct error err;
+	int rc = config_edit_env(buf, len, "fuzz.zon", bin, name, &out, &err);
+	check_result(buf, len, rc, &out, cfg, &after);
+	require(passes(&after, bin, name), "the name is passed");
+	config_free(&after);
+	rc = config_edit_unenv(out.buf, out.len, "fuzz.zon", bin, name, &again, &err);
+	require(rc == 1, "-r --env finds what --env added");
+	check_result(out.buf, out.len, rc, &again, cfg, &after);
+	require(!passes(&after, bin, name), "-r --env removes it");
+	config_free(&after);
+	sb_release(&out);
+	sb_release(&again);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -189,6 +219,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < cfg.nlinks && i < 2; i++)
 		fuzz_link(buf, size, &cfg, cfg.links[i].dir);
+	fuzz_env(buf, size, &cfg, "gh", "GH_TOKEN");
+	for (size_t i = 0; i < cfg.nenv && i < 2; i++)
+		for (size_t j = 0; j < cfg.env[i].nnames && j < 2; j++)
+			fuzz_env(buf, size, &cfg, cfg.env[i].bin, cfg.env[i].names[j]);
 	config_free(&cfg);
 	return 0;
 }

@@ -239,7 +239,7 @@ static void test_errors(void)
 	    {".{\n    .jailbreak = .{ \"git\" },\n    .jailbrek = .{},\n}",
 	     "config.zon:3:5: unknown key '.jailbrek' in the top-level struct",
 	     "the keys the top-level struct can have are .jailbreak, .default, .confirm, .links, "
-	     ".detect, .allow, .sockets, .root, .trace_hint, .protect, .unprotected"},
+	     ".detect, .allow, .sockets, .root, .trace_hint, .protect, .unprotected, .net"},
 	    {".{ .@\"odd key\" = 1 }",
 	     "config.zon:1:4: unknown key '.@\"odd key\"' in the top-level struct", NULL},
 	    {".{ .default = .{}, .default = .{} }",

@@ -19,7 +19,10 @@
 #include "base/util.h"
 #include "profile/profile.h"
 
-enum access_item_kind { ITEM_HOME, ITEM_GRANT, ITEM_JAILBREAK, ITEM_SOCKET };
+/* ITEM_NET's path is not a path but one network item: "off", "open",
+ * "connect:PORT" or "listen:PORT". An approval without any (stored before
+ * the network policy existed) was given with the network open. */
+enum access_item_kind { ITEM_HOME, ITEM_GRANT, ITEM_JAILBREAK, ITEM_SOCKET, ITEM_NET };
 
 struct access_item {
 	enum access_item_kind kind;

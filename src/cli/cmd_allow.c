@@ -124,6 +124,8 @@ static const char *level_name(const struct grant_args *ga)
 int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("allow");
+	if (a->given[OPT_NET])
+		return cmd_allow_net(self, a, g);
 	struct grant_args ga = {.write = a->given[OPT_WRITE], .exec = a->given[OPT_EXEC]};
 	if (a->given[OPT_REMOVE] && (ga.write || ga.exec))
 		return cli_usage_error(self, "-r removes a grant whatever its level: drop --%s",

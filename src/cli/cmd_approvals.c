@@ -28,6 +28,7 @@ static void print_approval(const struct approval *a)
 		const char *what = it->kind == ITEM_HOME     ? "HOME"
 		                   : it->kind == ITEM_GRANT  ? access_name(it->access)
 		                   : it->kind == ITEM_SOCKET ? "connect"
+		                   : it->kind == ITEM_NET    ? "network"
 		                                             : "jailbreak";
 		cleanup_free char *path = visible_dup(it->path);
 		printf("  %-16s %s%s\n", what, path,

@@ -46,8 +46,16 @@ static const char *const formats[] = {"rules", "json", "sbpl", NULL};
 		        "around it"                                                                \
 	}
 
+#define NET_OPTION                                                                                 \
+	{                                                                                          \
+		.id = OPT_NET, .long_name = "net", .arg = "POLICY",                                \
+		.help = "the network for this session instead of config.zon's: off, open, or TCP " \
+		        "ports (443,listen:3000)"                                                  \
+	}
+
 static const struct cli_option run_options[] = {
     HERE_OPTION,
+    NET_OPTION,
     {.id = OPT_TRACE,
      .long_name = "trace",
      .help = "report what the sandbox refused, with a 'moat allow' line for each"},
@@ -61,6 +69,7 @@ static const struct cli_option run_options[] = {
 };
 static const struct cli_option shell_options[] = {
     HERE_OPTION,
+    NET_OPTION,
     {.long_name = NULL},
 };
 static const struct cli_option profile_options[] = {
@@ -86,6 +95,9 @@ static const struct cli_option wrap_options[] = {
 static const struct cli_option allow_options[] = {
     {.id = OPT_WRITE, .long_name = "write", .help = "grant read/write instead of read"},
     {.id = OPT_EXEC, .long_name = "exec", .help = "also let BIN run programs from PATH"},
+    {.id = OPT_NET,
+     .long_name = "net",
+     .help = "set BIN's network instead: off, open, or TCP ports (443 listen:3000); -r removes"},
     {.id = OPT_REMOVE,
      .short_name = 'r',
      .long_name = "remove",
@@ -119,10 +131,11 @@ static const struct cli_option unapprove_options[] = {
 /* Help text per command lives in docs/moat.1 and README.md too; keep them
  * in step (tests/cli/help.sh checks the options). */
 const struct command commands[] = {
-    {"run", cmd_run, "moat run [--here] [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]",
+    {"run", cmd_run,
+     "moat run [--here] [--net POLICY] [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]",
      "run one command in the sandbox and exit with its status", run_options,
      "moat run --trace -- make test", "shell*", NULL, false},
-    {"shell", cmd_shell, "moat shell [--here] [SHELL...]",
+    {"shell", cmd_shell, "moat shell [--here] [--net POLICY] [SHELL...]",
      "start your $SHELL in the sandbox, with the named shells' tools first on PATH", shell_options,
      "moat shell tools", "shell*", NULL, false},
     {"profile", cmd_profile, "moat profile [--here] [--json | --format=rules|json|sbpl] [SHELL...]",
@@ -131,7 +144,9 @@ const struct command commands[] = {
     {"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
      "create or update a local shell (a set of wrapped tools) from binaries", wrap_options,
      "moat wrap cc gcc make", "shell bin*", NULL, false},
-    {"allow", cmd_allow, "moat allow [BIN PATH [--write] [--exec]]\nmoat allow -r BIN PATH",
+    {"allow", cmd_allow,
+     "moat allow [BIN PATH [--write] [--exec]]\nmoat allow -r BIN PATH\n"
+     "moat allow --net [BIN off|open|PORT|listen:PORT...]\nmoat allow -r --net BIN POLICY...",
      "grant BIN access to PATH outside the root (no arguments: list grants)", allow_options,
      "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
     {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,

@@ -160,6 +160,34 @@ run "$MOAT" profile --format sbpl
 expect_out "the SBPL rendering allows the port" 'allow network-outbound \(remote tcp "\*:443"\)'
 rm -f "$CFG"
 
+# --trace: the refused port as a `moat allow --net` line that, pasted,
+# makes the next run work.
+printf '.{ .net = .{ .{ .bin = "*", .connect = .{ %s } } } }\n' "$P" >"$CFG"
+run "$MOAT" run -- "$I" tcp-connect 127.0.0.1 "$P2"
+ran_and_failed && ! grep -q HELLO "$T/.out" && ok "control: the port the policy does not name is refused" ||
+	{ not_ok "control: the port the policy does not name is refused" && _show; }
+run "$MOAT" run --trace --json="$T/trace.json" -- "$I" tcp-connect 127.0.0.1 "$P2"
+line=$(grep -o "moat allow --net inet $P2\$" "$T/.err")
+[ -n "$line" ] && ok "--trace prints the moat allow --net line" || { not_ok "--trace prints the moat allow --net line" && _show; }
+if problems=$(python3 "$MOAT_SRC/tests/json-validate.py" "$MOAT_SRC/docs/json-schema.json" trace "$T/trace.json" 2>&1) &&
+	grep -q '"kind":"net"' "$T/trace.json"; then
+	ok "the JSON report has it as a net suggestion, and validates"
+else
+	not_ok "the JSON report has it as a net suggestion, and validates" && echo "$problems" | sed 's/^/#   /'
+fi
+run "$MOAT"${line#moat}
+expect_ok "pasted, the line works" true
+expect_ok "and the next run reaches the server" "$MOAT" run -- "$I" tcp-connect 127.0.0.1 "$P2"
+run "$MOAT" run --trace -- "$I" udp-send 127.0.0.1 "$P"
+expect_out "a refused UDP socket: the line is 'open'" "moat allow --net inet open"
+run "$MOAT" run --trace -- "$I" tcp-listen 127.0.0.1 "$P4"
+expect_out "a refused listen: the line names listen:PORT" "moat allow --net inet listen:$P4\$"
+run "$MOAT" run --net off --trace -- "$I" tcp-connect "${NONLO:-127.0.0.1}" "$P3"
+if [ -n "$NONLO" ]; then
+	expect_out "off in a session: an unreachable connect is reported with its port" "moat allow --net inet $P3\$"
+fi
+rm -f "$CFG"
+
 # Approvals: an answer given for off is asked again when the network widens.
 PTY=$MOAT_SRC/tests/pty-run.py
 if command -v python3 >/dev/null; then

@@ -120,7 +120,7 @@ int cmd_allow_net(const struct command *self, const struct cli_args *a,
 /* --net POLICY of moat run and moat shell: 1 and *out when given, 0 when
  * not, -1 after printing why it does not parse. */
 struct netpolicy;
-int cli_net_option(const struct command *self, const struct cli_args *a, struct netpolicy *out);
+int cli_net_option(const struct cli_args *a, struct netpolicy *out);
 int cmd_shell(const struct cli_args *a, const struct global_opts *g);
 int cmd_profile(const struct cli_args *a, const struct global_opts *g);
 int cmd_wrap(const struct cli_args *a, const struct global_opts *g);

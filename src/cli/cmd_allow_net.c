@@ -155,7 +155,7 @@ int cmd_allow_net(const struct command *self, const struct cli_args *a, const st
 	return 0;
 }
 
-int cli_net_option(const struct command *self, const struct cli_args *a, struct netpolicy *out)
+int cli_net_option(const struct cli_args *a, struct netpolicy *out)
 {
 	const char *v = a->value[OPT_NET];
 	if (!v)
@@ -163,7 +163,6 @@ int cli_net_option(const struct command *self, const struct cli_args *a, struct 
 	struct error err = {0};
 	if (netpolicy_parse(out, v, &err) < 0) {
 		cli_fail(&err, EXIT_USAGE);
-		(void)self;
 		return -1;
 	}
 	return 1;

@@ -180,7 +180,7 @@ int cmd_run(const struct cli_args *a, const struct global_opts *g)
 	char **cmd = a->operands + a->dashdash;
 
 	struct netpolicy net;
-	int net_given = cli_net_option(self, a, &net);
+	int net_given = cli_net_option(a, &net);
 	if (net_given < 0)
 		return EXIT_USAGE;
 

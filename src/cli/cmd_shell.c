@@ -32,7 +32,7 @@ static void shell_command(const char *shell, char **cmd)
 int cmd_shell(const struct cli_args *a, const struct global_opts *g)
 {
 	struct netpolicy net;
-	int net_given = cli_net_option(cli_command("shell"), a, &net);
+	int net_given = cli_net_option(a, &net);
 	if (net_given < 0)
 		return EXIT_USAGE;
 	struct error err = {0};

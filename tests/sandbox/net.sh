@@ -107,6 +107,13 @@ if [ -x "$AMOAT" ]; then
 		ok "ABI 3: a ports policy is refused, naming the kernel" || { not_ok "ABI 3: a ports policy is refused" && _show; }
 	run env MOAT_TEST_LANDLOCK_ABI=3 "$AMOAT" run --net off -- "$I" tcp-connect 127.0.0.1 "$P"
 	ran_and_failed && ! grep -q HELLO "$T/.out" && ok "ABI 3: off still works" || { not_ok "ABI 3: off still works" && _show; }
+	printf '.{ .net = .{ .{ .bin = "npm", .connect = .{ 443 } } } }\n' >"$CFG"
+	run env MOAT_TEST_LANDLOCK_ABI=3 "$AMOAT" check
+	[ "$rc" -ne 0 ] && grep -q "config.zon:1:14: npm's network is limited to TCP ports, which this kernel's Landlock (ABI 3) cannot judge" "$T/.out" &&
+		ok "ABI 3: moat check says a ports rule will not start" || { not_ok "ABI 3: moat check says a ports rule will not start" && _show; }
+	run env MOAT_TEST_LANDLOCK_ABI=4 "$AMOAT" check
+	! grep -q "limited to TCP ports" "$T/.out" && ok "ABI 4: it does not" || { not_ok "ABI 4: it does not" && _show; }
+	rm -f "$CFG"
 else
 	skip "prerequisite: no test build in $MOAT_BUILD/abi"
 fi

@@ -463,7 +463,7 @@ static void process_checks(struct prog *p, const struct seccomp_policy *pol)
 static void socket_family_checks(struct prog *p, enum seccomp_net net)
 {
 	switch (net) {
-	case SECCOMP_NET_OPEN: jeq(p, AF_UNIX, L_SOCKET_UNIX, L_ALLOW); break;
+	case SECCOMP_NET_OPEN: break; /* socket_checks: the filter as it was before policies */
 	case SECCOMP_NET_UNIX_ONLY: jeq(p, AF_UNIX, L_SOCKET_UNIX, L_EACCES); break;
 	case SECCOMP_NET_OWN_NS:
 		jeq(p, AF_UNIX, L_SOCKET_UNIX, L_NEXT);
@@ -504,7 +504,9 @@ static void socket_checks(struct prog *p, const struct seccomp_policy *pol)
 	place(p, L_SOCKET);
 	load_arg_low(p, 0);
 	socket_family_checks(p, pol->net);
-	place(p, L_SOCKET_UNIX);
+	/* An open network (the default) costs no instruction more. */
+	if (pol->net != SECCOMP_NET_OPEN)
+		place(p, L_SOCKET_UNIX);
 	jeq(p, AF_UNIX, pol->deny_unix_sockets ? L_EACCES : L_ALLOW, L_ALLOW);
 
 	/* A connected stream or seqpacket pair cannot be pointed anywhere else

@@ -21,7 +21,10 @@
 
 /* ITEM_SECRET: a secret variable handed to the tool (profile's
  * secrets_passed); its "path" is the variable's name, never its value. */
-enum access_item_kind { ITEM_HOME, ITEM_GRANT, ITEM_JAILBREAK, ITEM_SOCKET, ITEM_SECRET };
+/* ITEM_NET's path is not a path but one network item: "off", "open",
+ * "connect:PORT" or "listen:PORT". An approval without any (stored before
+ * the network policy existed) was given with the network open. */
+enum access_item_kind { ITEM_HOME, ITEM_GRANT, ITEM_JAILBREAK, ITEM_SOCKET, ITEM_SECRET, ITEM_NET };
 
 struct access_item {
 	enum access_item_kind kind;

@@ -1,4 +1,5 @@
 /* Access sets and the confirm summary: pure. */
+#include <stdio.h>
 #include <string.h>
 
 #include "approvals/approvals.h"
@@ -9,6 +10,25 @@ static void add_item(struct access_set *set, enum access_item_kind kind, unsigne
 {
 	set->items = xrealloc_array(set->items, set->n + 1, sizeof(*set->items));
 	set->items[set->n++] = (struct access_item){kind, access, xstrdup(path)};
+}
+
+/* One item per port, so that a new port asks again and a dropped one
+ * does not. */
+static void add_net_items(struct access_set *set, const struct netpolicy *n)
+{
+	if (n->level != NET_PORTS) {
+		add_item(set, ITEM_NET, 0, netpolicy_level_name(n->level));
+		return;
+	}
+	char item[24];
+	for (size_t i = 0; i < n->nconnect; i++) {
+		snprintf(item, sizeof(item), "connect:%u", n->connect[i]);
+		add_item(set, ITEM_NET, 0, item);
+	}
+	for (size_t i = 0; i < n->nlisten; i++) {
+		snprintf(item, sizeof(item), "listen:%u", n->listen[i]);
+		add_item(set, ITEM_NET, 0, item);
+	}
 }
 
 void access_set_from_profile(struct access_set *set, const struct profile *p, const char *home_seen)
@@ -30,6 +50,7 @@ void access_set_from_profile(struct access_set *set, const struct profile *p, co
 		add_item(set, ITEM_JAILBREAK, 0, p->jailbreaks[i]);
 	for (size_t i = 0; i < p->secrets_passed.n; i++)
 		add_item(set, ITEM_SECRET, 0, p->secrets_passed.v[i]);
+	add_net_items(set, &p->net);
 }
 
 void access_set_free(struct access_set *set)
@@ -57,10 +78,31 @@ static bool item_covered(const struct access_set *approved, const struct access_
 	return false;
 }
 
+/* off widens nothing; a port is covered by itself or open; open by open.
+ * An approval holding no network item predates the policy: it was given
+ * with the network open. */
+static bool net_item_covered(const struct access_set *approved, const struct access_item *want)
+{
+	bool any = false;
+	if (strcmp(want->path, "off") == 0)
+		return true;
+	for (size_t i = 0; i < approved->n; i++) {
+		const struct access_item *a = &approved->items[i];
+		if (a->kind != ITEM_NET)
+			continue;
+		any = true;
+		if (strcmp(a->path, "open") == 0 || strcmp(a->path, want->path) == 0)
+			return true;
+	}
+	return !any;
+}
+
 bool access_set_covers(const struct access_set *approved, const struct access_set *wanted)
 {
 	for (size_t i = 0; i < wanted->n; i++)
-		if (!item_covered(approved, &wanted->items[i]))
+		if (wanted->items[i].kind == ITEM_NET
+		        ? !net_item_covered(approved, &wanted->items[i])
+		        : !item_covered(approved, &wanted->items[i]))
 			return false;
 	return true;
 }
@@ -93,6 +135,8 @@ void confirm_summary(struct strbuf *out, const char *bin, const struct profile *
 			add_line(out, "connect", it->path, ""), sockets = true;
 		else if (it->kind == ITEM_SECRET)
 			add_line(out, "secret", it->path, "  passed from your environment");
+		else if (it->kind == ITEM_NET)
+			continue; /* the network line below says it whole */
 		else if (notes->session)
 			add_line(out, "jailbreak", it->path,
 			         "  not in this session: runs confined here (unsandboxed only "
@@ -106,7 +150,17 @@ void confirm_summary(struct strbuf *out, const char *bin, const struct profile *
 		        "  %-16s every pathname unix socket%s: Landlock ABI %d cannot confine them "
 		        "by path\n",
 		        "connect", abi < 6 ? " and abstract socket" : "", abi);
-	sb_addf(out, "  %-16s %s\n", "network", p->network ? "allowed" : "denied");
+	struct strbuf net = STRBUF_INIT;
+	if (p->net.level == NET_OPEN)
+		sb_adds(&net, "allowed");
+	else if (p->net.level == NET_PORTS)
+		sb_adds(&net, "TCP ports only: ");
+	else
+		sb_adds(&net, "off");
+	if (p->net.level == NET_PORTS)
+		netpolicy_format(&net, &p->net, ',');
+	sb_addf(out, "  %-16s %s\n", "network", net.buf);
+	sb_release(&net);
 	if (!sockets)
 		sb_adds(out, "nothing else outside those paths is readable\n");
 	else if (abi)

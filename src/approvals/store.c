@@ -57,11 +57,26 @@ static int parse_secret(const char *field, struct access_item *it)
 	return 0;
 }
 
+/* net=off|open|connect:PORT|listen:PORT, checked by the one grammar. */
+static int parse_net_item(const char *value, struct access_item *it)
+{
+	struct netpolicy p = netpolicy_empty();
+	struct error err = {0};
+	bool level = strcmp(value, "off") == 0 || strcmp(value, "open") == 0;
+	bool port = strncmp(value, "connect:", 8) == 0 || strncmp(value, "listen:", 7) == 0;
+	if (!level && (!port || netpolicy_add_item(&p, value, &err) < 0))
+		return -1;
+	*it = (struct access_item){.kind = ITEM_NET, .path = xstrdup(value)};
+	return 0;
+}
+
 static int parse_item(const char *field, struct access_item *it)
 {
 	if (strncmp(field, "secret=", 7) == 0)
 		return parse_secret(field, it);
 	const char *eq = strchr(field, '=');
+	if (eq && eq - field == 3 && memcmp(field, "net", 3) == 0)
+		return parse_net_item(eq + 1, it);
 	if (!eq || eq[1] != '/' || path_refusal(eq + 1))
 		return -1;
 	size_t klen = (size_t)(eq - field);
@@ -165,6 +180,8 @@ char *approvals_format(const struct approval_store *st)
 				sb_addf(&sb, "\tsocket=%s", it->path);
 			else if (it->kind == ITEM_SECRET)
 				sb_addf(&sb, "\tsecret=%s", it->path);
+			else if (it->kind == ITEM_NET)
+				sb_addf(&sb, "\tnet=%s", it->path);
 			else
 				sb_addf(&sb, "\tjailbreak=%s", it->path);
 		}

@@ -32,6 +32,7 @@ enum cli_opt {
 	OPT_ALL,
 	OPT_JSON,
 	OPT_HERE,
+	OPT_NET,
 	OPT__COUNT,
 };
 
@@ -113,6 +114,13 @@ int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_args 
 void cli_args_free(struct cli_args *a);
 
 int cmd_run(const struct cli_args *a, const struct global_opts *g);
+/* moat allow --net (cmd_allow_net.c). */
+int cmd_allow_net(const struct command *self, const struct cli_args *a,
+                  const struct global_opts *g);
+/* --net POLICY of moat run and moat shell: 1 and *out when given, 0 when
+ * not, -1 after printing why it does not parse. */
+struct netpolicy;
+int cli_net_option(const struct cli_args *a, struct netpolicy *out);
 int cmd_shell(const struct cli_args *a, const struct global_opts *g);
 int cmd_profile(const struct cli_args *a, const struct global_opts *g);
 int cmd_wrap(const struct cli_args *a, const struct global_opts *g);

@@ -212,6 +212,8 @@ int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 	const struct command *self = cli_command("allow");
 	if (a->given[OPT_ENV])
 		return allow_env(self, a, g);
+	if (a->given[OPT_NET])
+		return cmd_allow_net(self, a, g);
 	struct grant_args ga = {.write = a->given[OPT_WRITE], .exec = a->given[OPT_EXEC]};
 	if (a->given[OPT_REMOVE] && (ga.write || ga.exec))
 		return cli_usage_error(self, "-r removes a grant whatever its level: drop --%s",

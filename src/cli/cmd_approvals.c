@@ -29,6 +29,7 @@ static void print_approval(const struct approval *a)
 		                   : it->kind == ITEM_GRANT  ? access_name(it->access)
 		                   : it->kind == ITEM_SOCKET ? "connect"
 		                   : it->kind == ITEM_SECRET ? "secret"
+		                   : it->kind == ITEM_NET    ? "network"
 		                                             : "jailbreak";
 		cleanup_free char *path = visible_dup(it->path);
 		printf("  %-16s %s%s\n", what, path,

@@ -260,8 +260,30 @@ static void check_own(struct checker *c, const struct config *cfg, const char *r
 	own_free(&o);
 }
 
+/* A ports rule on a kernel whose Landlock cannot judge ports: its tools
+ * would not start (sandbox_net_check), so say it here first. */
+static void check_net(struct checker *c, const struct config *cfg)
+{
+	struct sandbox_support s;
+	struct error ignored = {0};
+	if (sandbox_probe(&s, &ignored) < 0)
+		return;
+	for (size_t i = 0; i < cfg->nnet; i++) {
+		const struct config_net *r = &cfg->net[i];
+		struct profile p = {.net = r->policy};
+		if (sandbox_net_check(&p, &s, &ignored) == 0)
+			continue;
+		finding(
+		    c, r->line, r->col,
+		    "%s's network is limited to TCP ports, which this kernel's Landlock (ABI %d) "
+		    "cannot judge: it will not start (ports need ABI 4, Linux 6.7)",
+		    r->bin, s.abi);
+	}
+}
+
 static void check_config(struct checker *c, const struct config *cfg)
 {
+	check_net(c, cfg);
 	for (size_t i = 0; i < cfg->nallow; i++)
 		for (size_t j = 0; j < cfg->allow[i].npaths; j++)
 			check_grant_path(c, cfg, i, j);

@@ -45,6 +45,7 @@ static int print_sbpl(const struct launch *s, struct error *err)
 	struct profile mac;
 	if (context_build_profile(&s->ctx, PLATFORM_MACOS, &mac, err) < 0)
 		return -1;
+	mac.net = s->profile.net; /* the session's network policy, as on Linux */
 	struct strbuf out = STRBUF_INIT;
 	int rc = sbpl_render(&mac, &out, err);
 	if (rc == 0)

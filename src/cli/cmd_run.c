@@ -208,10 +208,17 @@ int cmd_run(const struct cli_args *a, const struct global_opts *g)
 	size_t nshells = (size_t)a->dashdash;
 	char **cmd = a->operands + a->dashdash;
 
+	struct netpolicy net;
+	int net_given = cli_net_option(a, &net);
+	if (net_given < 0)
+		return EXIT_USAGE;
+
 	struct error err = {0};
 	struct launch l;
 	int status = EXIT_MOAT_FAILED;
 	if (launch_plan_session(&l, a->operands, nshells, g->here, &err) == 0) {
+		if (net_given)
+			l.profile.net = net;
 		cli_print_plan(&l, g);
 		if (launch_set_command(&l, cmd[0], &err) < 0)
 			status = err.status;

@@ -31,10 +31,16 @@ static void shell_command(const char *shell, char **cmd)
 
 int cmd_shell(const struct cli_args *a, const struct global_opts *g)
 {
+	struct netpolicy net;
+	int net_given = cli_net_option(a, &net);
+	if (net_given < 0)
+		return EXIT_USAGE;
 	struct error err = {0};
 	struct launch l;
 	int status = EXIT_MOAT_FAILED;
 	if (launch_plan_session(&l, a->operands, (size_t)a->noperands, g->here, &err) == 0) {
+		if (net_given)
+			l.profile.net = net;
 		cli_print_plan(&l, g);
 		const char *shell = getenv("SHELL");
 		char *cmd[4];

@@ -46,8 +46,16 @@ static const char *const formats[] = {"rules", "json", "sbpl", NULL};
 		        "around it"                                                                \
 	}
 
+#define NET_OPTION                                                                                 \
+	{                                                                                          \
+		.id = OPT_NET, .long_name = "net", .arg = "POLICY",                                \
+		.help = "the network for this session instead of config.zon's: off, open, or TCP " \
+		        "ports (443,listen:3000)"                                                  \
+	}
+
 static const struct cli_option run_options[] = {
     HERE_OPTION,
+    NET_OPTION,
     {.id = OPT_TRACE,
      .long_name = "trace",
      .help = "report what the sandbox refused, with a 'moat allow' line for each"},
@@ -61,6 +69,7 @@ static const struct cli_option run_options[] = {
 };
 static const struct cli_option shell_options[] = {
     HERE_OPTION,
+    NET_OPTION,
     {.long_name = NULL},
 };
 static const struct cli_option profile_options[] = {
@@ -89,6 +98,9 @@ static const struct cli_option allow_options[] = {
     {.id = OPT_ENV,
      .long_name = "env",
      .help = "pass the secret variable NAME (or pattern) to BIN: moat allow --env BIN NAME"},
+    {.id = OPT_NET,
+     .long_name = "net",
+     .help = "set BIN's network instead: off, open, or TCP ports (443 listen:3000); -r removes"},
     {.id = OPT_REMOVE,
      .short_name = 'r',
      .long_name = "remove",
@@ -122,10 +134,11 @@ static const struct cli_option unapprove_options[] = {
 /* Help text per command lives in docs/moat.1 and README.md too; keep them
  * in step (tests/cli/help.sh checks the options). */
 const struct command commands[] = {
-    {"run", cmd_run, "moat run [--here] [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]",
+    {"run", cmd_run,
+     "moat run [--here] [--net POLICY] [--trace [--json[=FILE]]] [SHELL...] -- CMD [ARG...]",
      "run one command in the sandbox and exit with its status", run_options,
      "moat run --trace -- make test", "shell*", NULL, false},
-    {"shell", cmd_shell, "moat shell [--here] [SHELL...]",
+    {"shell", cmd_shell, "moat shell [--here] [--net POLICY] [SHELL...]",
      "start your $SHELL in the sandbox, with the named shells' tools first on PATH", shell_options,
      "moat shell tools", "shell*", NULL, false},
     {"profile", cmd_profile, "moat profile [--here] [--json | --format=rules|json|sbpl] [SHELL...]",
@@ -136,7 +149,8 @@ const struct command commands[] = {
      "moat wrap cc gcc make", "shell bin*", NULL, false},
     {"allow", cmd_allow,
      "moat allow [BIN PATH [--write] [--exec]]\nmoat allow --env BIN NAME\n"
-     "moat allow -r [--env] BIN PATH|NAME",
+     "moat allow -r [--env] BIN PATH|NAME\n"
+     "moat allow --net [BIN off|open|PORT|listen:PORT...]\nmoat allow -r --net BIN POLICY...",
      "grant BIN access to PATH outside the root (no arguments: list grants)", allow_options,
      "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
     {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,

@@ -256,6 +256,35 @@ static int check_env_names(struct checker *c, const struct zon_node *v, char **n
 	return 0;
 }
 
+/* .connect / .listen: port numbers, each checked as `moat allow --net`
+ * checks it, the message placed at the number. */
+static int read_ports(struct checker *c, const struct zon_node *v, const char *key,
+                      struct netpolicy *p)
+{
+	if (!is_list(v))
+		return bad(c, v->line, v->col,
+		           "'.%s' must be a list of ports like .{ 443 }, found %s", key,
+		           zon_describe(v));
+	if (v->nitems == 0)
+		return bad(c, v->line, v->col, "'.%s' is empty; list ports, or write .off = true",
+		           key);
+	for (size_t i = 0; i < v->nitems; i++) {
+		const struct zon_node *n = &v->items[i];
+		if (n->kind != ZON_INT)
+			return bad(c, n->line, n->col, "expected a port number in '.%s', found %s",
+			           key, zon_describe(n));
+		char item[40];
+		snprintf(item, sizeof(item), "%s:%lld", key, n->ival);
+		struct error e = {0};
+		if (n->ival < 0 || netpolicy_add_item(p, item, &e) < 0) {
+			bad(c, n->line, n->col, "port %lld in '.%s' is out of range", n->ival, key);
+			error_hint(c->err, "a port is a number from 1 to 65535");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int read_env(struct checker *c, const struct zon_node *e, void *out)
 {
 	static const char *const keys[] = {"bin", "names", "dirs", NULL};
@@ -288,6 +317,55 @@ static int read_secrets(struct checker *c, const struct zon_node *const *f, stru
 	     (read_strings(c, f[2], "not_secrets", &out->not_secrets, &out->nnot_secrets, NULL) <
 	          0 ||
 	      check_env_names(c, f[2], out->not_secrets, out->nnot_secrets, "not_secrets") < 0)))
+		return -1;
+	return 0;
+}
+
+/* Exactly one of .off, .open, or ports (.connect and/or .listen); .hosts
+ * is read so that it can be refused at its place, not called unknown. */
+static int read_net_policy(struct checker *c, const struct zon_node *e,
+                           const struct zon_node *const *f, struct netpolicy *p)
+{
+	bool off = false, open = false;
+	if (f[5]) {
+		bad(c, f[5]->line, f[5]->col,
+		    "'.hosts' is not enforced yet: host lists need a proxy "
+		    "moat does not have yet");
+		error_hint(c->err, "use .off = true, or TCP ports: .connect = .{ 443 }");
+		return -1;
+	}
+	if ((f[1] && read_bool(c, f[1], "off", &off) < 0) ||
+	    (f[2] && read_bool(c, f[2], "open", &open) < 0))
+		return -1;
+	int given = off + open + (f[3] || f[4]);
+	if (given != 1) {
+		bad(c, e->line, e->col,
+		    "a net rule needs exactly one of .off = true, .open = true "
+		    "or ports (.connect, .listen)");
+		error_hint(c->err, "e.g. .{ .bin = \"npm\", .connect = .{ 443 } }");
+		return -1;
+	}
+	*p = off ? (struct netpolicy){.level = NET_OFF} : open ? NETPOLICY_OPEN : netpolicy_empty();
+	if ((f[3] && read_ports(c, f[3], "connect", p) < 0) ||
+	    (f[4] && read_ports(c, f[4], "listen", p) < 0))
+		return -1;
+	return 0;
+}
+
+static int read_net(struct checker *c, const struct zon_node *e, void *out)
+{
+	static const char *const keys[] = {"bin",    "off",   "open", "connect",
+	                                   "listen", "hosts", "dirs", NULL};
+	const struct zon_node *f[7];
+	struct config_net *n = out;
+	n->line = e->line, n->col = e->col;
+	if (check_fields(c, e, keys, f, "a net rule") < 0)
+		return -1;
+	if (!f[0])
+		return bad(c, e->line, e->col, "net rule without '.bin'");
+	if (read_string(c, f[0], "bin", &n->bin) < 0 || read_net_policy(c, e, f, &n->policy) < 0 ||
+	    (f[6] && read_strings(c, f[6], "dirs", &n->dirs, &n->ndirs, NULL) < 0) ||
+	    (f[6] && check_roots(c, f[6], n->dirs, n->ndirs, "dirs") < 0))
 		return -1;
 	return 0;
 }
@@ -337,9 +415,9 @@ int config_from_tree(const struct zon_node *root, const char *filename, struct c
 	static const char *const keys[] = {"jailbreak",  "default",     "confirm",     "links",
 	                                   "detect",     "allow",       "sockets",     "root",
 	                                   "trace_hint", "protect",     "unprotected", "env",
-	                                   "secrets",    "not_secrets", NULL};
+	                                   "secrets",    "not_secrets", "net",         NULL};
 	struct checker c = {.file = filename, .err = err};
-	const struct zon_node *f[14];
+	const struct zon_node *f[15];
 	memset(out, 0, sizeof(*out));
 	if (!root)
 		return 0;
@@ -373,7 +451,9 @@ int config_from_tree(const struct zon_node *root, const char *filename, struct c
 	     (read_strings(&c, f[10], "unprotected", &out->unprotected, &out->nunprotected, NULL) <
 	          0 ||
 	      check_roots(&c, f[10], out->unprotected, out->nunprotected, "unprotected") < 0)) ||
-	    read_secrets(&c, f + 11, out) < 0)
+	    read_secrets(&c, f + 11, out) < 0 ||
+	    (f[14] && read_list(&c, f[14], "net", ".{ .bin = \"...\", .off = true }",
+	                        (void **)&out->net, sizeof(*out->net), &out->nnet, read_net) < 0))
 		goto out;
 	bool trace_hint = true;
 	if (f[8] && read_bool(&c, f[8], "trace_hint", &trace_hint) < 0)
@@ -433,6 +513,11 @@ void config_free(struct config *cfg)
 	free(cfg->env);
 	free_strings(cfg->secrets, cfg->nsecrets);
 	free_strings(cfg->not_secrets, cfg->nnot_secrets);
+	for (size_t i = 0; i < cfg->nnet; i++) {
+		free(cfg->net[i].bin);
+		free_strings(cfg->net[i].dirs, cfg->net[i].ndirs);
+	}
+	free(cfg->net);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -487,6 +572,24 @@ bool config_env_applies(const struct config_env *rule, const char *bin, const ch
 	if (strcmp(rule->bin, "*") != 0 && (!bin || strcmp(rule->bin, bin) != 0))
 		return false;
 	return rule->ndirs == 0 || (root && root_under_any(root, home, rule->dirs, rule->ndirs));
+}
+
+void config_net_policy(const struct config *cfg, const char *bin, const char *root,
+                       const char *home, struct netpolicy *out)
+{
+	bool any = false, every = false;
+	*out = (struct netpolicy){.level = NET_OFF};
+	for (size_t i = 0; i < cfg->nnet; i++) {
+		const struct config_net *r = &cfg->net[i];
+		struct config_allow scope = {.bin = r->bin, .dirs = r->dirs, .ndirs = r->ndirs};
+		if (!config_allow_applies(&scope, bin, root, home))
+			continue;
+		any = true;
+		every |= strcmp(r->bin, "*") == 0;
+		netpolicy_union(out, &r->policy);
+	}
+	if (!any || (!bin && !every))
+		*out = NETPOLICY_OPEN;
 }
 
 bool config_protects(const struct config *cfg, const char *root, const char *home)

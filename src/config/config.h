@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "config/zon.h"
+#include "profile/netpolicy.h"
 
 /* .allow = .{ .{ .bin = "cargo", .paths = .{ "~/.cargo" }, .write = true }, ... } */
 struct config_allow {
@@ -28,6 +29,16 @@ struct config_env {
 	char *bin;    /* a binary name, or "*" for every binary */
 	char **names; /* names or patterns ('*') */
 	size_t nnames;
+	char **dirs; /* project roots the rule is limited to; none means everywhere */
+	size_t ndirs;
+	int line, col;
+};
+
+/* .net = .{ .{ .bin = "cc", .off = true }, .{ .bin = "npm", .connect = .{ 443 } },
+ *           .{ .bin = "vite", .listen = .{ 5173 }, .dirs = .{ "~/src/web" } } } */
+struct config_net {
+	char *bin; /* a binary name, or "*" for every binary */
+	struct netpolicy policy;
 	char **dirs; /* project roots the rule is limited to; none means everywhere */
 	size_t ndirs;
 	int line, col;
@@ -83,6 +94,8 @@ struct config {
 	size_t ndetect;
 	struct config_allow *allow;
 	size_t nallow;
+	struct config_net *net;
+	size_t nnet;
 	/* .protect = .{ ".envrc" }: paths relative to every root, read-only in
 	 * the sandbox as .git/hooks and .git/config are (context/protect.c). */
 	char **protect;
@@ -167,6 +180,13 @@ enum config_shells_from config_detect_shells(const struct config *cfg, const cha
                                              const char *home, config_marker_fn *exists, void *ctx,
                                              const char ***shells, size_t *n);
 
+/* The network policy in force for bin (NULL: a session) at root: the union
+ * of the .net rules that apply (bin's own and "*"'s). A tool no rule names
+ * is open, the default; so is a session unless a "*" rule applies, since
+ * a session can run any program, and one no rule names is open. */
+void config_net_policy(const struct config *cfg, const char *bin, const char *root,
+                       const char *home, struct netpolicy *out);
+
 /* Whether bin must ask before starting: listed in .confirm, or "*" is. */
 bool config_confirms(const struct config *cfg, const char *bin);
 
@@ -212,6 +232,12 @@ int config_edit_unenv(const char *buf, size_t len, const char *filename, const c
 int config_edit_link(const char *buf, size_t len, const char *filename, const char *home,
                      const char *dir, const char *const *shells, size_t nshells, struct strbuf *out,
                      struct error *err);
+
+/* Make bin's unscoped .net rule say policy (one rule: the first is
+ * rewritten, later ones removed); an empty policy (netpolicy_is_empty)
+ * removes them all. Returns 0 when nothing changed. */
+int config_edit_net(const char *buf, size_t len, const char *filename, const char *bin,
+                    const struct netpolicy *policy, struct strbuf *out, struct error *err);
 
 /* Remove every links entry for dir. Returns 0 when there is none. */
 int config_edit_unlink(const char *buf, size_t len, const char *filename, const char *home,

@@ -640,6 +640,83 @@ static int edit_unlink(struct session *s, const char *dir)
 	return 0;
 }
 
+/* net */
+
+static size_t find_net(const struct session *s, const char *bin, size_t from)
+{
+	for (size_t i = from; i < s->d.cfg.nnet; i++)
+		if (s->d.cfg.net[i].ndirs == 0 && strcmp(s->d.cfg.net[i].bin, bin) == 0)
+			return i;
+	return NONE;
+}
+
+static void add_ports(struct strbuf *sb, const char *key, const uint16_t *v, size_t n)
+{
+	if (!n)
+		return;
+	sb_addf(sb, ", .%s = .{ ", key);
+	for (size_t i = 0; i < n; i++)
+		sb_addf(sb, "%s%u", i ? ", " : "", v[i]);
+	sb_adds(sb, " }");
+}
+
+static char *net_rule_text(const char *bin, const struct netpolicy *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, ".{ .bin = ");
+	zon_quote(&sb, bin, strlen(bin));
+	if (p->level == NET_PORTS) {
+		add_ports(&sb, "connect", p->connect, p->nconnect);
+		add_ports(&sb, "listen", p->listen, p->nlisten);
+	} else {
+		sb_adds(&sb, p->level == NET_OFF ? ", .off = true" : ", .open = true");
+	}
+	sb_adds(&sb, " }");
+	return sb_detach(&sb);
+}
+
+static int edit_net(struct session *s, const char *bin, const struct netpolicy *p)
+{
+	size_t first = find_net(s, bin, 0);
+	int rc = 0;
+	if (netpolicy_is_empty(p)) {
+		for (size_t i; rc == 0 && (i = find_net(s, bin, 0)) != NONE;)
+			rc = remove_from_list(s, "net", i);
+		return rc;
+	}
+	char *text = net_rule_text(bin, p);
+	if (first == NONE) {
+		rc = add_to_list(s, "net", text);
+		free(text);
+		return rc;
+	}
+	const struct netpolicy *had = &s->d.cfg.net[first].policy;
+	if (!netpolicy_covers(had, p) || !netpolicy_covers(p, had)) {
+		/* The whole rule is rewritten: it is bin's, about the network alone. */
+		const struct zon_node *n = &zon_field(s->d.root, "net")->items[first];
+		struct edit e = {0};
+		edit_add(&e, n->start, n->end, text);
+		rc = session_apply(s, &e);
+	} else {
+		free(text);
+	}
+	for (size_t dup; rc == 0 && (dup = find_net(s, bin, first + 1)) != NONE;)
+		rc = remove_from_list(s, "net", dup);
+	return rc;
+}
+
+int config_edit_net(const char *buf, size_t len, const char *filename, const char *bin,
+                    const struct netpolicy *policy, struct strbuf *out, struct error *err)
+{
+	struct session s;
+	sb_release(out);
+	if (!*bin)
+		return error_set(err, "cannot set the network policy of an empty binary name");
+	if (session_start(&s, buf, len, filename, NULL, err) < 0)
+		return -1;
+	return session_finish(&s, out, edit_net(&s, bin, policy));
+}
+
 int config_edit_allow(const char *buf, size_t len, const char *filename, const char *home,
                       const char *bin, const char *path, bool write, bool exec, struct strbuf *out,
                       struct error *err)

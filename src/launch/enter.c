@@ -259,6 +259,9 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 	/* What planning tried and got past (a pin file not there yet) is no
 	 * failure: only what happens from here on is reported. */
 	error_clear(err);
+	if (!l->jailbroken && !l->already_confined &&
+	    sandbox_net_check(&l->profile, &l->support, err) < 0)
+		return EXIT_MOAT_FAILED;
 	if (l->confirm && confirm(l, err) < 0)
 		return EXIT_MOAT_FAILED;
 	if (!l->already_confined && sweep_plants(l, err) < 0)

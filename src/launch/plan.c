@@ -60,6 +60,7 @@ int plan_build_profile(struct launch *l, const char *bin, struct error *err)
 	if (context_build_profile(&l->ctx, context_platform(), &l->profile, err) < 0)
 		return -1;
 	context_protect(&l->ctx, &l->cfg, &l->profile);
+	config_net_policy(&l->cfg, bin, l->ctx.root, l->ctx.home, &l->profile.net);
 	return 0;
 }
 

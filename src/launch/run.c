@@ -266,6 +266,7 @@ static int supervisor(void *data)
 	 * for another directory while the session starts cannot leave the
 	 * mounts on one tree and the grant on the other. */
 	int root_fd = platform_open_path_no_symlinks("/", l->ctx.root[1] ? l->ctx.root + 1 : ".");
+	sandbox_own_network(&l->profile);
 	int mounts = sandbox_private_mounts(&l->profile, isolated, &err);
 	if (mounts < 0) {
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);

@@ -200,7 +200,7 @@ static int add_grants(struct profile *p, const struct profile_input *in, struct 
 
 int profile_build(const struct profile_input *in, struct profile *out, struct error *err)
 {
-	*out = (struct profile){.platform = in->platform, .network = true};
+	*out = (struct profile){.platform = in->platform, .net = NETPOLICY_OPEN};
 	if (path_refusal(in->root))
 		return error_set(err, "cannot use '%s' as the sandbox root: %s", in->root,
 		                 path_refusal(in->root));

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/util.h"
+#include "profile/netpolicy.h"
 
 /* Access levels, as bits. A backend maps each to its own rights. */
 enum access {
@@ -96,7 +97,13 @@ struct profile {
 	size_t nenv;
 	char **jailbreaks; /* absolute paths of binaries that run unsandboxed */
 	size_t njailbreaks;
-	bool network; /* network access; open by design, as in the seed */
+	/* What the tool may reach over the network (config.zon's .net, or
+	 * `--net`); open unless the user narrowed it. */
+	struct netpolicy net;
+	/* Set by a session's supervisor once it made a network namespace of
+	 * the session's own (an off policy): its loopback is the only network
+	 * there, so the backend lets the tool make IP sockets on it. */
+	bool net_own_ns;
 	/* May processes take the terminal's foreground (tcsetpgrp)? In a
 	 * session the terminal is the sandbox's own pseudo-terminal, so yes;
 	 * a wrapped tool is on the user's, where a process left behind could

@@ -4,6 +4,37 @@
 
 #include "report/json.h"
 
+/* "network  off|ports|open  why": ports listed as `moat allow --net`
+ * takes them. */
+static void add_network(struct strbuf *out, const struct netpolicy *n)
+{
+	struct strbuf what = STRBUF_INIT;
+	if (n->level == NET_PORTS)
+		netpolicy_format(&what, n, ',');
+	else
+		sb_adds(&what, n->level == NET_OPEN
+		                   ? "by design, unless config.zon's .net or --net "
+		                     "narrows it"
+		                   : "no network (a session: its own loopback)");
+	sb_addf(out, "%-40s %-16s %s\n", "network", netpolicy_level_name(n->level), what.buf);
+	sb_release(&what);
+}
+
+static void json_ports(struct json *j, const char *key, const uint16_t *v, size_t n)
+{
+	json_begin_array(j, key);
+	for (size_t i = 0; i < n; i++)
+		json_int(j, NULL, v[i]);
+	json_end_array(j);
+}
+
+static void json_network(struct json *j, const struct netpolicy *n)
+{
+	json_string(j, "network", netpolicy_level_name(n->level));
+	json_ports(j, "network_connect", n->connect, n->level == NET_PORTS ? n->nconnect : 0);
+	json_ports(j, "network_listen", n->listen, n->level == NET_PORTS ? n->nlisten : 0);
+}
+
 /* What a jailbreak listed here does. `moat profile` shows what moat run and
  * moat shell apply: inside them Landlock cannot be lifted, so the binary
  * runs confined; only its wrapper, started outside a session, runs it
@@ -90,7 +121,7 @@ void profile_render_text(const struct profile *p, const struct profile_facts *f,
 		add_padded(out, p->jailbreaks[i], 40, utf8);
 		sb_addf(out, "%-16s %s\n", "jailbreak", jailbreak_here);
 	}
-	sb_addf(out, "%-40s %-16s %s\n", "network", "open", "by design");
+	add_network(out, &p->net);
 	for (size_t i = 0; i < p->nenv; i++) {
 		sb_adds(out, "env ");
 		add_shown(out, p->env[i].name, utf8);
@@ -183,7 +214,7 @@ void profile_render_json(const struct profile *p, const struct profile_facts *f,
 	json_names(&j, "removed", &p->secrets_removed);
 	json_names(&j, "passed", &p->secrets_passed);
 	json_end_object(&j);
-	json_string(&j, "network", p->network ? "open" : "denied");
+	json_network(&j, &p->net);
 	json_string(&j, "unix_sockets", sockets_state(f));
 	json_string(&j, "isolation", f->isolated ? "namespaces" : "none");
 	json_string(&j, "ipc", f->isolated ? "private" : "unavailable");

@@ -218,10 +218,68 @@ static bool covered_by_usr(const struct rule *r, unsigned usr_access)
 	return lstat(usr_path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A ports policy needs Landlock's port rules; below their ABI it is
+ * refused, never widened to open. */
+int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, struct error *err)
+{
+	if (p->net.level != NET_PORTS || s->abi >= LL_ABI_NET_TCP)
+		return 0;
+	error_set(err,
+	          "cannot limit the network to TCP ports: this kernel's Landlock (ABI %d) cannot "
+	          "judge ports; that needs ABI %d (Linux 6.7)",
+	          s->abi, LL_ABI_NET_TCP);
+	error_hint(err,
+	           "use --net off or --net open, or change the tool's .net rule in config.zon");
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
+}
+
+/* Handled on this kernel: an off or ports policy outside a network
+ * namespace of the session's own (there, its loopback is all there is). */
+static uint64_t net_rights_handled(const struct profile *p, const struct sandbox_support *s)
+{
+	if (p->net.level == NET_OPEN || p->net_own_ns || s->abi < LL_ABI_NET_TCP)
+		return 0;
+	return LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+}
+
+static int add_port_rule(int ruleset, uint64_t right, uint16_t port, struct error *err)
+{
+	struct ll_net_port_attr np = {.allowed_access = right, .port = port};
+	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0) < 0)
+		return error_set(err, "cannot add a sandbox rule for port %u: %s", port,
+		                 strerror(errno));
+	landlock_note(right == LL_NET_BIND_TCP ? "net-bind" : "net-connect", NULL, port);
+	return 0;
+}
+
+static int add_port_rules(int ruleset, const struct netpolicy *n, struct error *err)
+{
+	for (size_t i = 0; i < n->nconnect; i++)
+		if (add_port_rule(ruleset, LL_NET_CONNECT_TCP, n->connect[i], err) < 0)
+			return -1;
+	for (size_t i = 0; i < n->nlisten; i++)
+		if (add_port_rule(ruleset, LL_NET_BIND_TCP, n->listen[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+static enum seccomp_net seccomp_net_for(const struct profile *p)
+{
+	if (p->net.level == NET_OPEN)
+		return SECCOMP_NET_OPEN;
+	if (p->net.level == NET_PORTS)
+		return SECCOMP_NET_TCP;
+	return p->net_own_ns ? SECCOMP_NET_OWN_NS : SECCOMP_NET_UNIX_ONLY;
+}
+
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int root_fd,
                   struct error *err)
 {
-	struct ll_ruleset_attr attr = {.handled_access_fs = landlock_fs_rights_for_abi(s->abi)};
+	if (sandbox_net_check(p, s, err) < 0)
+		return -1;
+	struct ll_ruleset_attr attr = {.handled_access_fs = landlock_fs_rights_for_abi(s->abi),
+	                               .handled_access_net = net_rights_handled(p, s)};
 	if (s->abi >= 6)
 		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
 	size_t size = s->abi >= 6 ? sizeof(attr) : s->abi >= 4 ? 16 : 8;
@@ -231,6 +289,11 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int 
 	landlock_note("abi", NULL, (uint64_t)s->abi);
 	landlock_note("handled", NULL, attr.handled_access_fs);
 	landlock_note("scoped", NULL, attr.scoped);
+	if (attr.handled_access_net) {
+		landlock_note("handled-net", NULL, attr.handled_access_net);
+		if (p->net.level == NET_PORTS && add_port_rules(ruleset, &p->net, err) < 0)
+			return -1;
+	}
 	landlock_note("attr-size", NULL, size);
 	/* After sandbox_private_mounts, so "/tmp" names the private tmpfs. */
 	unsigned usr_access = 0; /* the access of /usr's rule, once added */
@@ -256,6 +319,8 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int 
 		return error_set(err, "cannot set no_new_privs: %s", strerror(errno));
 	struct seccomp_policy policy = seccomp_policy_for(s->abi, profile_has_sockets(p));
 	policy.deny_tty_takeover = !p->job_control;
+	policy.net = seccomp_net_for(p);
+	landlock_note("seccomp.net", NULL, policy.net);
 	landlock_note("seccomp.deny_unix_sockets", NULL, policy.deny_unix_sockets);
 	landlock_note("seccomp.deny_tty_takeover", NULL, policy.deny_tty_takeover);
 	landlock_note("seccomp.deny_path_truncate", NULL, policy.deny_path_truncate);

@@ -28,6 +28,12 @@
 #define LL_FS_IOCTL_DEV    (1ull << 15) /* ABI 5 */
 #define LL_FS_RESOLVE_UNIX (1ull << 16) /* ABI 9: connect to pathname unix sockets */
 
+#define LL_RULE_NET_PORT   2           /* ABI 4 */
+#define LL_NET_BIND_TCP    (1ull << 0) /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ull << 1) /* ABI 4 */
+/* The first ABI that judges TCP bind and connect, by port alone. */
+#define LL_ABI_NET_TCP 4
+
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ull << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL               (1ull << 1) /* ABI 6 */
 
@@ -38,13 +44,18 @@
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
-	uint64_t handled_access_net; /* ABI 4; moat leaves the network open */
+	uint64_t handled_access_net; /* ABI 4; only for an off or ports policy */
 	uint64_t scoped;             /* ABI 6 */
 };
 
 struct ll_path_beneath_attr {
 	uint64_t allowed_access;
 	int32_t parent_fd;
+} __attribute__((packed));
+
+struct ll_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
 } __attribute__((packed));
 
 /* The ABI moat acts on, given the kernel's (src/sandbox/landlock_abi.c: the

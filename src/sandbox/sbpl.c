@@ -227,6 +227,30 @@ static void render_root(struct strbuf *sb, const struct profile *p)
 	}
 }
 
+/* Seatbelt denies network* by default; open allows it all, ports their
+ * TCP ports on every host (as Landlock: no address), off nothing. Seatbelt
+ * has no network namespace, so off denies localhost too (docs/macos.md). */
+static void render_network(struct strbuf *sb, const struct netpolicy *n)
+{
+	if (n->level == NET_OPEN) {
+		sb_adds(sb, "\n; network: open by design; the sandbox limits what can be read, "
+		            "not where it is sent\n(allow network*)\n");
+		return;
+	}
+	if (n->level == NET_OFF) {
+		sb_adds(sb, "\n; network: off\n(deny network*)\n");
+		return;
+	}
+	sb_adds(sb, "\n; network: TCP ports only, to and on any host\n");
+	for (size_t i = 0; i < n->nconnect; i++)
+		sb_addf(sb, "(allow network-outbound (remote tcp \"*:%u\"))\n", n->connect[i]);
+	for (size_t i = 0; i < n->nlisten; i++)
+		sb_addf(sb,
+		        "(allow network-bind (local tcp \"*:%u\"))\n"
+		        "(allow network-inbound (local tcp \"*:%u\"))\n",
+		        n->listen[i], n->listen[i]);
+}
+
 int sbpl_render(const struct profile *p, struct strbuf *out, struct error *err)
 {
 	if (check_paths(p, err) < 0)
@@ -237,9 +261,7 @@ int sbpl_render(const struct profile *p, struct strbuf *out, struct error *err)
 	render_root(&sb, p);
 	for (size_t g = 0; g < NGROUPS; g++)
 		render_group(&sb, p, g);
-	if (p->network)
-		sb_adds(&sb, "\n; network: open by design; the sandbox limits what can be read, "
-		             "not where it is sent\n(allow network*)\n");
+	render_network(&sb, &p->net);
 	if (p->njailbreaks)
 		sb_adds(&sb, "\n; jailbreaks: these binaries, and everything they run, are not "
 		             "sandboxed at all\n");

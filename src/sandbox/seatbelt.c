@@ -124,6 +124,19 @@ bool sandbox_isolation_works(void)
 	return false;
 }
 
+/* Seatbelt judges TCP ports itself (sbpl.c); it has no network namespace,
+ * so off denies localhost too (docs/macos.md). */
+int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, struct error *err)
+{
+	(void)p, (void)s, (void)err;
+	return 0;
+}
+
+void sandbox_own_network(struct profile *p)
+{
+	(void)p;
+}
+
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int root_fd,
                   struct error *err)
 {

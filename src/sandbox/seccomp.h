@@ -18,6 +18,18 @@
 /* Landlock ABI that mediates truncate(2) by path (LANDLOCK_ACCESS_FS_TRUNCATE). */
 #define SECCOMP_LANDLOCK_ABI_TRUNCATE 3
 
+/* Which sockets a network policy leaves (profile/netpolicy.h). */
+enum seccomp_net {
+	SECCOMP_NET_OPEN,      /* every family: the default, no check at all */
+	SECCOMP_NET_UNIX_ONLY, /* off: AF_UNIX alone (no IP, netlink, packet, vsock...) */
+	SECCOMP_NET_OWN_NS,    /* off in a network namespace of the session's own: AF_UNIX,
+	                        * AF_INET, AF_INET6 (its loopback) and NETLINK_ROUTE */
+	SECCOMP_NET_TCP,       /* ports: AF_UNIX, and AF_INET/AF_INET6 stream sockets of
+	                        * TCP alone (no UDP, raw, SCTP or MPTCP); Landlock judges
+	                        * their ports. sendto/sendmsg with MSG_FASTOPEN (a connect
+	                        * without connect()) are refused. */
+};
+
 struct seccomp_policy {
 	/* Refuse every way to make a new AF_UNIX socket that could reach a
 	 * pathname socket outside the sandbox: socket(AF_UNIX), datagram
@@ -44,6 +56,10 @@ struct seccomp_policy {
 	 * ftruncate() and open(O_TRUNC) need a descriptor opened for writing,
 	 * which Landlock does judge, and keep working. */
 	bool deny_path_truncate;
+	/* The network policy's sockets (EACCES for the rest). Anything but
+	 * OPEN refuses i386 socketcall(SOCKET), whose family seccomp cannot
+	 * read, and TCP its SENDTO, SENDMSG and SENDMMSG too. */
+	enum seccomp_net net;
 };
 
 /* What moat asks of seccomp on a kernel with this Landlock ABI: what that

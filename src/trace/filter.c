@@ -78,6 +78,8 @@ const struct sc_desc trace_syscalls[] = {
     {SYS_linkat, SC_LINK, 0, 1, 2, 3, 4},
     /* The sockaddr sits where a path would, its length where flags would. */
     {SYS_bind, SC_BIND, 0, 1, NONE, NONE, 2},
+    /* The network policy's port rules: the same layout. */
+    {SYS_connect, SC_CONNECT, 0, 1, NONE, NONE, 2},
 };
 const size_t trace_nsyscalls = ARRAY_LEN(trace_syscalls);
 

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fsuid.h>
@@ -291,6 +292,7 @@ struct verdict {
 	enum trace_op op;
 	char *path;
 	char *other;
+	char *detail;
 };
 
 static bool judge_open(const char *path, uint64_t flags, struct verdict *v)
@@ -389,6 +391,36 @@ static char *socket_path(pid_t tid, uint64_t addr, uint64_t len)
 	return xstrdup(sun.sun_path);
 }
 
+/* The port of an AF_INET or AF_INET6 address, or 0. */
+static unsigned inet_port(pid_t tid, uint64_t addr, uint64_t len)
+{
+	struct sockaddr_in6 sa; /* the port sits where it does in sockaddr_in */
+	if (len < sizeof(struct sockaddr_in) || len > sizeof(struct sockaddr_storage))
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	if (!read_mem(tid, addr, &sa, len < sizeof(sa) ? (size_t)len : sizeof(sa)) ||
+	    (sa.sin6_family != AF_INET && sa.sin6_family != AF_INET6))
+		return 0;
+	return ntohs(sa.sin6_port);
+}
+
+/* A TCP port the network policy refused: Landlock's EACCES (connect or
+ * bind), or, in a session's own network namespace under off, a network
+ * that is not there (ENETUNREACH). A bind below the unprivileged port
+ * start fails for want of a capability, which no policy gives. */
+static bool judge_net(pid_t tid, const struct sc_desc *d, const uint64_t args[6], int err,
+                      struct verdict *v)
+{
+	unsigned port = inet_port(tid, args[d->path], args[d->flags]);
+	bool bind = d->kind == SC_BIND;
+	if (!port || !(err == EACCES || (!bind && err == ENETUNREACH)) || (bind && port < 1024))
+		return false;
+	v->op = bind ? TRACE_NET_LISTEN : TRACE_NET_CONNECT;
+	v->detail = xasprintf("TCP port %u", port);
+	v->other = xasprintf("%s%u", bind ? "listen:" : "", port);
+	return true;
+}
+
 static int fd_arg(signed char i, const uint64_t args[6])
 {
 	return i == NONE ? AT_FDCWD : (int)(uint32_t)args[i];
@@ -399,6 +431,8 @@ static bool judge(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t 
 {
 	char p1[PATH_MAX], p2[PATH_MAX];
 	uint64_t flags = d->flags == NONE ? 0 : args[d->flags];
+	if (d->kind == SC_CONNECT || (d->kind == SC_BIND && inet_port(tid, args[d->path], flags)))
+		return judge_net(tid, d, args, err, v);
 	if (d->kind == SC_BIND) {
 		cleanup_free char *sock = socket_path(tid, args[d->path], flags);
 		if (!sock)
@@ -458,7 +492,8 @@ static bool judge(pid_t tid, pid_t pid, const struct sc_desc *d, const uint64_t 
 		v->other = trace_resolve(tid, pid, fd_arg(d->dirfd2, args), p2, false);
 		return d->kind == SC_RENAME ? judge_rename(v->path, v->other, err, v)
 		                            : judge_link(v->path, v->other, err, v);
-	case SC_BIND: break;
+	case SC_BIND:
+	case SC_CONNECT: break;
 	}
 	return false;
 }
@@ -551,10 +586,12 @@ void trace_judge(pid_t tid, pid_t pid, const char *name, const char *tool, const
 		                          .op = v.op,
 		                          .path = v.path,
 		                          .other = v.other,
+		                          .detail = v.detail,
 		                          .err = err};
 		trace_record(log, &td);
 	}
 	free(v.path);
 	free(v.other);
+	free(v.detail);
 }
 #endif

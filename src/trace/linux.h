@@ -40,6 +40,7 @@ enum sc_kind {
 	SC_RENAME,   /* [olddirfd,] old, [newdirfd,] new [, flags] */
 	SC_LINK,     /* [olddirfd,] old, [newdirfd,] new [, flags] */
 	SC_BIND,     /* fd, struct sockaddr *, addrlen */
+	SC_CONNECT,  /* fd, struct sockaddr *, addrlen: only TCP ports are judged */
 };
 
 /* Argument positions; NONE for a dirfd means AT_FDCWD. */

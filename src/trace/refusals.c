@@ -154,6 +154,17 @@ static const char *socket_type(uint64_t type)
 	}
 }
 
+static const char *family_name(uint64_t family)
+{
+	switch ((int)(uint32_t)family) {
+	case AF_INET: return "AF_INET";
+	case AF_INET6: return "AF_INET6";
+	case AF_NETLINK: return "AF_NETLINK";
+	case AF_PACKET: return "AF_PACKET";
+	default: return "network";
+	}
+}
+
 /* The file a set-id chmod named, canonical, or NULL. */
 static char *chmod_target(pid_t tid, pid_t pid, enum call call, const uint64_t args[6])
 {
@@ -197,6 +208,13 @@ void trace_judge_seccomp(pid_t tid, pid_t pid, const char *name, const char *too
 	cleanup_free char *path = NULL;
 	switch (k ? k->call : C_OTHER) {
 	case C_SOCKET:
+		if ((int)(uint32_t)args[0] != AF_UNIX) {
+			d.op = TRACE_NET_SOCKET;
+			snprintf(detail, sizeof(detail), "%s %s socket", family_name(args[0]),
+			         socket_type(args[1]));
+			break;
+		}
+		/* fall through */
 	case C_SOCKETPAIR:
 		d.op = TRACE_SOCKET;
 		snprintf(detail, sizeof(detail), "%s %s%s",

@@ -65,11 +65,15 @@ void trace_log_free(struct trace_log *log)
 }
 
 static const char *const op_names[] = {
-    [TRACE_READ] = "read",       [TRACE_LIST] = "list",     [TRACE_WRITE] = "write",
-    [TRACE_EXEC] = "exec",       [TRACE_CREATE] = "create", [TRACE_MKDIR] = "mkdir",
-    [TRACE_SYMLINK] = "symlink", [TRACE_BIND] = "bind",     [TRACE_REMOVE] = "remove",
-    [TRACE_RENAME] = "rename",   [TRACE_LINK] = "link",     [TRACE_SOCKET] = "socket",
-    [TRACE_IOCTL] = "ioctl",     [TRACE_SETID] = "chmod",   [TRACE_SYSCALL] = "syscall",
+    [TRACE_READ] = "read",         [TRACE_LIST] = "list",
+    [TRACE_WRITE] = "write",       [TRACE_EXEC] = "exec",
+    [TRACE_CREATE] = "create",     [TRACE_MKDIR] = "mkdir",
+    [TRACE_SYMLINK] = "symlink",   [TRACE_BIND] = "bind",
+    [TRACE_REMOVE] = "remove",     [TRACE_RENAME] = "rename",
+    [TRACE_LINK] = "link",         [TRACE_SOCKET] = "socket",
+    [TRACE_IOCTL] = "ioctl",       [TRACE_SETID] = "chmod",
+    [TRACE_SYSCALL] = "syscall",   [TRACE_NET_CONNECT] = "connect",
+    [TRACE_NET_LISTEN] = "listen", [TRACE_NET_SOCKET] = "net-socket",
 };
 
 const char *trace_op_name(enum trace_op op)
@@ -273,6 +277,7 @@ enum sugg_kind {
 	SUGG_GRANT,   /* moat allow BIN PATH */
 	SUGG_NONE,    /* no grant or setting allows it: why */
 	SUGG_SETTING, /* a line for config.zon */
+	SUGG_NET,     /* moat allow --net BIN ITEM */
 };
 
 #define NOT_MERGED ((size_t)-1)
@@ -280,7 +285,7 @@ enum sugg_kind {
 struct suggestion {
 	enum sugg_kind kind;
 	const char *bin;
-	char *path; /* GRANT: the path; SETTING: the value */
+	char *path; /* GRANT: the path; SETTING: the value; NET: the policy item */
 	unsigned access;
 	char *why;
 	const char *refused; /* NONE: what was refused, to show */
@@ -345,7 +350,7 @@ static size_t suggest(struct report *r, struct suggestion s)
 	for (size_t i = 0; i < r->nsugg; i++) {
 		struct suggestion *o = &r->sugg[i];
 		bool same = o->kind == s.kind &&
-		            (s.kind == SUGG_GRANT
+		            (s.kind == SUGG_GRANT || s.kind == SUGG_NET
 		                 ? strcmp(o->bin, s.bin) == 0 && strcmp(o->path, s.path) == 0
 		             : s.kind == SUGG_SETTING ? strcmp(o->path, s.path) == 0
 		                                      : same_refusal(o, &s));
@@ -486,11 +491,39 @@ static const char *seccomp_why(const struct trace_denial *d)
 	return "kernel powers (modules, kexec, raw I/O ports, BPF) are refused in every sandbox";
 }
 
+static bool is_net_op(enum trace_op op)
+{
+	return op == TRACE_NET_CONNECT || op == TRACE_NET_LISTEN || op == TRACE_NET_SOCKET;
+}
+
+/* The network policy's refusals: the `moat allow --net` line for the tool
+ * (the wrapped tool it runs under, else the program), whose rule joins the
+ * session's union. A socket it refuses needs no port but the policy open. */
+static void add_net_suggestion(struct report *r, size_t entry, const struct trace_denial *d)
+{
+	const char *bin = d->tool ? d->tool : d->name ? d->name : "*";
+	const char *item = d->other ? d->other : "open";
+	note(r, entry,
+	     suggest(r, (struct suggestion){
+	                    .kind = SUGG_NET,
+	                    .bin = bin,
+	                    .path = xstrdup(item),
+	                    .why = strcmp(item, "open") == 0
+	                               ? xstrdup("the network policy refuses this kind of socket "
+	                                         "(off: all but unix ones; ports: all but TCP)")
+	                               : NULL,
+	                    .op = d->op}));
+}
+
 static void add_seccomp_denial(struct report *r, size_t entry, const struct trace_denial *d,
                                const struct profile *p, const struct trace_facts *f)
 {
 	const char *key = d->detail ? d->detail : trace_op_name(d->op);
 	group_add(group_for(&r->others, &r->nothers, d, key), d);
+	if (is_net_op(d->op)) {
+		add_net_suggestion(r, entry, d);
+		return;
+	}
 	if (d->op == TRACE_SOCKET) {
 		/* Classic seccomp cannot read the address a socket will use, so
 		 * below ABI 9 any listed path switches the refusal off. The
@@ -766,9 +799,13 @@ static void add_command(struct strbuf *sb, const struct suggestion *s, const cha
 		sb_addf(sb, "\"%s\" }", s->path);
 		return;
 	}
-	sb_adds(sb, "moat allow ");
+	sb_adds(sb, s->kind == SUGG_NET ? "moat allow --net " : "moat allow ");
 	add_word(sb, s->bin);
 	sb_addc(sb, ' ');
+	if (s->kind == SUGG_NET) {
+		sb_adds(sb, s->path); /* digits, "listen:" and "open" only */
+		return;
+	}
 	add_path_word(sb, s->path, home);
 	if (s->access & ACCESS_WRITE)
 		sb_adds(sb, " --write");
@@ -792,7 +829,8 @@ static void render_suggestions(const struct report *r, const struct profile *p,
 	size_t ngrants = 0, nsettings = 0;
 	for (size_t i = 0; i < r->nsugg; i++) {
 		const struct suggestion *s = &r->sugg[i];
-		ngrants += s->kind == SUGG_GRANT && s->merged_into == NOT_MERGED;
+		ngrants +=
+		    (s->kind == SUGG_GRANT || s->kind == SUGG_NET) && s->merged_into == NOT_MERGED;
 		nsettings += s->kind == SUGG_SETTING;
 	}
 	if (ngrants || r->nsugg > nsettings)
@@ -968,7 +1006,10 @@ static void json_suggestions(struct json *j, const struct report *r, const char 
 		if (s->merged_into != NOT_MERGED || s->kind == SUGG_NONE)
 			continue;
 		json_begin_object(j, NULL);
-		json_string(j, "kind", s->kind == SUGG_GRANT ? "grant" : "setting");
+		json_string(j, "kind",
+		            s->kind == SUGG_GRANT ? "grant"
+		            : s->kind == SUGG_NET ? "net"
+		                                  : "setting");
 		struct strbuf cmd = STRBUF_INIT;
 		add_command(&cmd, s, home);
 		json_string(j, "text", cmd.buf);
@@ -977,6 +1018,9 @@ static void json_suggestions(struct json *j, const struct report *r, const char 
 			json_string(j, "bin", s->bin);
 			json_string(j, "path", s->path);
 			json_access(j, "access", s->access);
+		} else if (s->kind == SUGG_NET) {
+			json_string(j, "bin", s->bin);
+			json_string(j, "net", s->path);
 		} else {
 			json_string(j, "file", config);
 			json_string(j, "key", "sockets");

@@ -37,6 +37,11 @@ enum trace_op {
 	TRACE_IOCTL,   /* a terminal ioctl; detail: its name */
 	TRACE_SETID,   /* chmod with set-id bits; path: the file when known; detail: the mode */
 	TRACE_SYSCALL, /* any other refused system call; detail: its name */
+	/* Refused by the network policy; other: the `moat allow --net` item
+	 * that allows it ("443", "listen:3000", or "open" for a socket): */
+	TRACE_NET_CONNECT, /* a TCP connect; detail: "TCP port N" */
+	TRACE_NET_LISTEN,  /* a TCP bind; detail: "TCP port N" */
+	TRACE_NET_SOCKET,  /* a socket of a family or type the policy refuses */
 };
 
 /* Does op name a refusal by a path rule, one a grant could change? */

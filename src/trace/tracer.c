@@ -169,7 +169,10 @@ static void on_syscall_exit(struct tracer *t, pid_t tid, struct task *k)
 	/* EROFS and EBUSY: a protected path's read-only mount, or a rename
 	 * over it (git's lock files) or of a pinned one; report.c names them. */
 	bool mount_refusal = err == EROFS || (err == EBUSY && d && d->kind == SC_RENAME);
-	if (!d || (err != EACCES && err != EPERM && err != EXDEV && !mount_refusal))
+	/* A session whose network is off has a namespace of its own: what
+	 * lies outside is unreachable rather than refused (judge.c). */
+	bool no_network = err == ENETUNREACH && d && d->kind == SC_CONNECT;
+	if (!d || (err != EACCES && err != EPERM && err != EXDEV && !mount_refusal && !no_network))
 		return;
 	/* moat-wrapper tells a session from the outside by opening / and
 	 * $HOME and being refused: moat's probe, not the tool's doing. Its exec

@@ -116,7 +116,7 @@ static void test_sockets(void)
 	access_set_from_profile(&none, &p, "/home/u");
 	profile_add_rule(&p, "/run/user/1/agent.sock", ACCESS_CONNECT, ORIGIN_SOCKET, NULL);
 	access_set_from_profile(&one, &p, "/home/u");
-	CHECK(one.n == 2 && one.items[1].kind == ITEM_SOCKET,
+	CHECK(one.n == 3 && one.items[1].kind == ITEM_SOCKET,
 	      "a listed socket is in the access set");
 	CHECK(!access_set_covers(&none, &one), "adding a socket is a widening: it asks again");
 	CHECK(access_set_covers(&one, &none), "dropping it is not");
@@ -143,7 +143,7 @@ static void test_sockets(void)
 	struct approval_store st = {0};
 	approvals_add(&st, "/home/u/proj", "npm", 7, &one);
 	char *text = approvals_format(&st);
-	CHECK(strstr(text, "\tsocket=/run/user/1/agent.sock\n") != NULL,
+	CHECK(strstr(text, "\tsocket=/run/user/1/agent.sock\tnet=off\n") != NULL,
 	      "the store writes socket=PATH");
 	struct approval_store back;
 	size_t damaged;
@@ -177,7 +177,7 @@ static void test_summary(void)
 {
 	struct profile p = {0};
 	p.root = (char *)"/home/u/proj";
-	p.network = true;
+	p.net = NETPOLICY_OPEN;
 	profile_add_rule(&p, "/home/u/.npmrc", ACCESS_READ, ORIGIN_GRANT, "npm");
 	char *jb = (char *)"/usr/bin/npm";
 	p.jailbreaks = &jb;
@@ -301,6 +301,67 @@ static void test_flake_approvals(void)
 	approvals_free(&again);
 }
 
+/* The network policy in approvals: off -> ports -> open widens, a new port
+ * widens, fewer ports do not; an approval from before the policy (no net
+ * item) was given with the network open. */
+static bool net_covers(const char *approved, const char *wanted)
+{
+	struct profile a = {.root = (char *)"/p"}, w = {.root = (char *)"/p"};
+	struct error err = {0};
+	if (netpolicy_parse(&a.net, approved, &err) < 0 ||
+	    netpolicy_parse(&w.net, wanted, &err) < 0)
+		return false;
+	struct access_set sa, sw;
+	access_set_from_profile(&sa, &a, "/h");
+	access_set_from_profile(&sw, &w, "/h");
+	bool covers = access_set_covers(&sa, &sw);
+	access_set_free(&sa);
+	access_set_free(&sw);
+	return covers;
+}
+
+static void test_net(void)
+{
+	CHECK(net_covers("off", "off"), "off covers off");
+	CHECK(!net_covers("off", "443"), "off to ports asks again");
+	CHECK(!net_covers("443", "open"), "ports to open asks again");
+	CHECK(!net_covers("off", "open"), "off to open asks again");
+	CHECK(!net_covers("443", "443,8080"), "a new port asks again");
+	CHECK(!net_covers("443", "listen:443"), "listening is not connecting");
+	CHECK(net_covers("443,8080", "443"), "fewer ports do not ask");
+	CHECK(net_covers("open", "443"), "open covers ports");
+	CHECK(net_covers("443", "off"), "narrowing to off does not ask");
+
+	struct profile p = {.root = (char *)"/p"};
+	struct error err = {0};
+	netpolicy_parse(&p.net, "443,listen:3000", &err);
+	struct access_set set;
+	access_set_from_profile(&set, &p, "/h");
+	struct approval_store st = {0};
+	approvals_add(&st, "/p", "npm", 7, &set);
+	char *text = approvals_format(&st);
+	CHECK(strstr(text, "\tnet=connect:443\tnet=listen:3000\n") != NULL,
+	      "the store writes net=connect:PORT and net=listen:PORT");
+	struct approval_store back;
+	size_t damaged = 0;
+	approvals_parse(text, strlen(text), &back, &damaged);
+	CHECK(damaged == 0 && approvals_covers(&back, "/p", "npm", &set),
+	      "and reads them back, covering the set");
+	approvals_free(&back);
+	const char *old = "approval\t7\t/p\tnpm\thome=/h\n";
+	approvals_parse(old, strlen(old), &back, &damaged);
+	CHECK(approvals_covers(&back, "/p", "npm", &set),
+	      "an approval from before the policy was given with the network open");
+	approvals_free(&back);
+	const char *bad = "approval\t7\t/p\tnpm\thome=/h\tnet=connect:99999\n";
+	approvals_parse(bad, strlen(bad), &back, &damaged);
+	CHECK(damaged == 1, "a net item out of range is damaged");
+	approvals_free(&back);
+	free(text);
+	approvals_free(&st);
+	access_set_free(&set);
+}
+
 int main(void)
 {
 	test_covers();
@@ -308,5 +369,6 @@ int main(void)
 	test_store_roundtrip();
 	test_sockets();
 	test_summary();
+	test_net();
 	return tap_done();
 }

@@ -240,7 +240,7 @@ static void test_errors(void)
 	     "config.zon:3:5: unknown key '.jailbrek' in the top-level struct",
 	     "the keys the top-level struct can have are .jailbreak, .default, .confirm, .links, "
 	     ".detect, .allow, .sockets, .root, .trace_hint, .protect, .unprotected, .env, "
-	     ".secrets, .not_secrets"},
+	     ".secrets, .not_secrets, .net"},
 	    {".{ .@\"odd key\" = 1 }",
 	     "config.zon:1:4: unknown key '.@\"odd key\"' in the top-level struct", NULL},
 	    {".{ .default = .{}, .default = .{} }",

@@ -7,6 +7,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -194,6 +195,63 @@ static void check_abi(int abi, bool sockets_let_through)
 	      "ABI %d%s: kill is not the filter's business", abi, how);
 }
 
+/* The network policy's sockets, with unix sockets refused (ABI < 9) and
+ * let through (ABI 9): the two checks share socket()'s path. */
+static void check_net(enum seccomp_net net, int abi)
+{
+	struct seccomp_policy pol = seccomp_policy_for(abi, false);
+	pol.net = net;
+	prog_len = seccomp_program(&pol, prog, BPF_MAXINSNS);
+	if (!CHECK(prog_len > 0, "net %d, ABI %d: the filter assembles", net, abi))
+		return;
+	const uint32_t EA = ERRNO(EACCES);
+	uint32_t unix_v = abi < 9 ? EA : ALLOW;
+	bool inet = net == SECCOMP_NET_OPEN || net == SECCOMP_NET_OWN_NS || net == SECCOMP_NET_TCP;
+	bool udp = net == SECCOMP_NET_OPEN || net == SECCOMP_NET_OWN_NS;
+	CHECK(verdict(X86_64, SYS_socket, AF_UNIX, SOCK_STREAM, 0) == unix_v,
+	      "net %d, ABI %d: AF_UNIX as the ABI says", net, abi);
+	CHECK(verdict(X86_64, SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0) ==
+	          (inet ? ALLOW : EA),
+	      "net %d, ABI %d: a TCP socket", net, abi);
+	CHECK(verdict(X86_64, SYS_socket, AF_INET6, SOCK_STREAM, IPPROTO_TCP) ==
+	          (inet ? ALLOW : EA),
+	      "net %d, ABI %d: an AF_INET6 TCP socket", net, abi);
+	CHECK(verdict(X86_64, SYS_socket, AF_INET, SOCK_DGRAM, 0) == (udp ? ALLOW : EA),
+	      "net %d, ABI %d: a UDP socket", net, abi);
+	CHECK(verdict(X86_64, SYS_socket, AF_INET, SOCK_STREAM, IPPROTO_SCTP) == (udp ? ALLOW : EA),
+	      "net %d, ABI %d: an SCTP stream socket", net, abi);
+	CHECK(verdict(X86_64, SYS_socket, AF_INET | (1ull << 32), SOCK_DGRAM, 0) ==
+	          (udp ? ALLOW : EA),
+	      "net %d, ABI %d: the family's high bits change nothing", net, abi);
+	CHECK(verdict(X86_64, SYS_socket, AF_PACKET, SOCK_RAW, 0) ==
+	          (net == SECCOMP_NET_OPEN ? ALLOW : EA),
+	      "net %d, ABI %d: a packet socket", net, abi);
+	CHECK(verdict(X86_64, SYS_socket, AF_NETLINK, SOCK_RAW, 0) ==
+	          (net == SECCOMP_NET_OPEN || net == SECCOMP_NET_OWN_NS ? ALLOW : EA),
+	      "net %d, ABI %d: NETLINK_ROUTE", net, abi);
+	CHECK(verdict(X86_64, SYS_socket, AF_NETLINK, SOCK_RAW, 9) ==
+	          (net == SECCOMP_NET_OPEN ? ALLOW : EA),
+	      "net %d, ABI %d: NETLINK_AUDIT", net, abi);
+	CHECK(verdict(X86_64, SYS_socket, 40 /* AF_VSOCK */, SOCK_STREAM, 0) ==
+	          (net == SECCOMP_NET_OPEN ? ALLOW : EA),
+	      "net %d, ABI %d: vsock", net, abi);
+	CHECK(verdict4(X86_64, SYS_sendto, 3, 0, 1, 0x20000000) ==
+	          (net == SECCOMP_NET_TCP ? EA : ALLOW),
+	      "net %d, ABI %d: sendto with MSG_FASTOPEN", net, abi);
+	CHECK(verdict4(X86_64, SYS_sendto, 3, 0, 1, 0) == ALLOW, "net %d, ABI %d: a plain sendto",
+	      net, abi);
+	CHECK(verdict(X86_64, SYS_sendmsg, 3, 0, 0x20000000) ==
+	          (net == SECCOMP_NET_TCP ? EA : ALLOW),
+	      "net %d, ABI %d: sendmsg with MSG_FASTOPEN", net, abi);
+	CHECK(verdict(I386, 102, 1 /* SOCKET */, 0, 0) ==
+	          (net == SECCOMP_NET_OPEN && abi >= 9 ? ALLOW : EA),
+	      "net %d, ABI %d: i386 socketcall(SOCKET)", net, abi);
+	CHECK(verdict(I386, 359, AF_INET, SOCK_DGRAM, 0) == (udp ? ALLOW : EA),
+	      "net %d, ABI %d: i386 socket() a UDP one", net, abi);
+	CHECK(verdict(X86_64, SYS_socketpair, AF_UNIX, SOCK_STREAM, 0) == ALLOW,
+	      "net %d, ABI %d: a stream socketpair", net, abi);
+}
+
 int main(void)
 {
 	for (int abi = 1; abi <= 9; abi++)
@@ -202,6 +260,9 @@ int main(void)
 	check_abi(9, true);
 	check_processes(true);
 	check_processes(false);
+	for (int abi = 7; abi <= 9; abi += 2)
+		for (enum seccomp_net net = SECCOMP_NET_OPEN; net <= SECCOMP_NET_TCP; net++)
+			check_net(net, abi);
 	struct seccomp_policy pol = seccomp_policy_for(7, false);
 	CHECK(!pol.deny_path_truncate && pol.deny_unix_sockets && !pol.deny_tty_takeover,
 	      "ABI 7: only the AF_UNIX refusal is on by ABI; TIOCSPGRP is the caller's choice");

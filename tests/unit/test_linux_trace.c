@@ -24,7 +24,7 @@
 
 static struct profile test_profile(void)
 {
-	struct profile p = {.platform = PLATFORM_LINUX, .network = true};
+	struct profile p = {.platform = PLATFORM_LINUX, .net = NETPOLICY_OPEN};
 	p.root = xstrdup(HOME "/proj");
 	profile_add_rule(&p, HOME "/proj", ACCESS_ALL, ORIGIN_ROOT, NULL);
 	profile_add_rule(&p, "/usr", ACCESS_RX, ORIGIN_SYSTEM, NULL);

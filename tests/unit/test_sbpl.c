@@ -101,7 +101,7 @@ static void golden_case(const char *name, const struct profile_input *in, bool n
 	struct profile p;
 	if (!build(in, &p))
 		return;
-	p.network = network;
+	p.net = network ? NETPOLICY_OPEN : (struct netpolicy){.level = NET_OFF};
 	cleanup_free char *text = render(&p);
 	check_golden(name, text);
 	profile_free(&p);

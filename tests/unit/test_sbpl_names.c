@@ -174,7 +174,7 @@ static char *render_everything(bool network)
 	}
 	p.jailbreaks = xcalloc(1, sizeof(char *));
 	p.jailbreaks[p.njailbreaks++] = xstrdup("/usr/bin/git");
-	p.network = network;
+	p.net = network ? NETPOLICY_OPEN : (struct netpolicy){.level = NET_OFF};
 	struct strbuf out = STRBUF_INIT;
 	int rc = sbpl_render(&p, &out, &err);
 	profile_free(&p);

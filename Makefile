@@ -10,6 +10,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR ?=
+# moat's version lives in one place, src/cli/cli.h (what `moat --version`
+# prints); make dist names its tarballs with it, debian/rules checks its
+# changelog against it (`make version` prints it).
+VERSION := $(shell sed -n 's/.*MOAT_VERSION "\(.*\)".*/\1/p' src/cli/cli.h)
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -104,7 +108,7 @@ FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(B)/tests/helpers/%,$(HELPER_SRC))
 
 .SECONDARY:
-.PHONY: all check check-kernel unit test-bins install uninstall demo bench clean fuzz format
+.PHONY: all check check-kernel unit test-bins install uninstall demo bench clean fuzz format version
 all: $(B)/moat $(B)/moat-wrapper
 
 $(B)/obj/%.o: %.c | $(MUSL_INCLUDE)
@@ -268,6 +272,9 @@ $(addprefix darwin-,$(DARWIN_ARCHS)): darwin-%:
 		*) echo "make: $$bin is not a Mach-O $* executable: $$what" >&2; exit 1 ;; esac; \
 		case $$bin in */moat|*/moat-wrapper) file "$$bin" ;; *) n=$$((n + 1)) ;; esac; \
 	done; echo "$@: $$n test programs linked, Mach-O 64-bit $* executables too"
+
+version:
+	@echo $(VERSION)
 
 format:
 	clang-format -i $$(git ls-files --cached --others --exclude-standard '*.c' '*.h')

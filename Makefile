@@ -10,6 +10,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR ?=
+# moat's version lives in one place, src/cli/cli.h (what `moat --version`
+# prints); make dist names its tarballs with it, debian/rules checks its
+# changelog against it (`make version` prints it).
+VERSION := $(shell sed -n 's/.*MOAT_VERSION "\(.*\)".*/\1/p' src/cli/cli.h)
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -104,7 +108,7 @@ FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(B)/tests/helpers/%,$(HELPER_SRC))
 
 .SECONDARY:
-.PHONY: all check check-kernel unit test-bins install uninstall demo bench clean fuzz format
+.PHONY: all check check-kernel unit test-bins install uninstall demo bench clean fuzz format version
 all: $(B)/moat $(B)/moat-wrapper
 
 $(B)/obj/%.o: %.c | $(MUSL_INCLUDE)
@@ -245,6 +249,55 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(SHAREDIR)/nix $(DESTDIR)$(SHAREDIR) 2>/dev/null
 
+# --- make dist: the release tarballs ---------------------------------------
+# dist/moat-VERSION-ARCH-linux.tar.gz and dist/SHA256SUMS. Each tarball holds
+# one directory laid out as `make install PREFIX=/usr/local` lays it out
+# (bin/, share/: the man page, the completions, the default flake, README
+# and LICENSE in share/doc/moat), so `tar -xzf ... -C /usr/local
+# --strip-components=1` installs it. moat and moat-wrapper are static (musl)
+# and stripped.
+#
+# Reproducible: two clean clones of one commit, built in different
+# directories at different times, give byte-identical tarballs
+# (tests/install/package.sh checks it). Time is the last commit's
+# (SOURCE_DATE_EPOCH), the build directory is mapped to . in the binaries,
+# each build starts from an empty build-dist-ARCH, members are sorted with
+# fixed owners and modes, and gzip stores no name or time.
+#
+# x86_64 is built with Debian's musl-tools (an x86_64 host); aarch64 with
+# `zig cc -target aarch64-linux-musl` (zig from .ci/install-zig, or ZIG=).
+# DIST_ARCHS=x86_64 builds the first alone.
+DIST_ARCHS ?= x86_64 aarch64
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+DIST_FLAGS = CFLAGS='-O2 -ffile-prefix-map=$(CURDIR)=.' LDFLAGS=-s PREFIX=/usr/local
+DIST_NAME = moat-$(VERSION)-$*-linux
+DIST_ELF_x86_64 := x86-64
+DIST_ELF_aarch64 := ARM aarch64
+.PHONY: dist $(addprefix dist-,$(DIST_ARCHS))
+dist: $(addprefix dist-,$(DIST_ARCHS))
+	cd dist && sha256sum $(foreach a,$(DIST_ARCHS),moat-$(VERSION)-$(a)-linux.tar.gz) >SHA256SUMS
+	@cat dist/SHA256SUMS
+
+dist-x86_64: DIST_TOOLCHAIN = LIBC=musl
+dist-aarch64: DIST_TOOLCHAIN = LIBC=glibc CC="$$zig cc -target aarch64-linux-musl" AR="$$zig ar"
+$(addprefix dist-,$(DIST_ARCHS)): dist-%:
+	@[ -n "$(SOURCE_DATE_EPOCH)" ] || { echo "make: $@ needs SOURCE_DATE_EPOCH (or a git checkout)" >&2; exit 1; }
+	@[ "$*" != x86_64 ] || [ "$$(uname -m)" = x86_64 -a -n "$(MUSL_FOUND)" ] || { \
+		echo "make: $@ needs an x86_64 host with musl-gcc (Debian's musl-tools)" >&2; exit 1; }
+	rm -rf build-dist-$*
+	@zig='$(ZIG)'; if [ $* = aarch64 ] && [ -z "$$zig" ]; then zig=$$(.ci/install-zig) || exit 1; fi; \
+	$(MAKE) --no-print-directory B=build-dist-$* $(DIST_TOOLCHAIN) $(DIST_FLAGS) \
+		DESTDIR=$(CURDIR)/build-dist-$*/stage install
+	@for bin in moat moat-wrapper; do what=$$(file -b build-dist-$*/stage/usr/local/bin/$$bin); \
+		case $$what in *"$(DIST_ELF_$*)"*static*) ;; \
+		*) echo "make: $$bin is not a static $* executable: $$what" >&2; exit 1 ;; esac; done
+	mv build-dist-$*/stage/usr/local build-dist-$*/$(DIST_NAME)
+	install -d build-dist-$*/$(DIST_NAME)/share/doc/moat
+	install -m 0644 README.md LICENSE build-dist-$*/$(DIST_NAME)/share/doc/moat/
+	@mkdir -p dist
+	LC_ALL=C tar --sort=name --owner=0 --group=0 --numeric-owner --mode=go-w,a+rX \
+		--mtime=@$(SOURCE_DATE_EPOCH) -C build-dist-$* -cf - $(DIST_NAME) | gzip -9n >dist/$(DIST_NAME).tar.gz
+
 # The Darwin cross-build: moat, moat-wrapper and the unit tests compiled and
 # linked for macOS on arm64 and x86_64 with `zig cc`, warnings as errors,
 # each in build-darwin-<arch>; nothing is run (docs/macos.md). The toolchain
@@ -269,10 +322,13 @@ $(addprefix darwin-,$(DARWIN_ARCHS)): darwin-%:
 		case $$bin in */moat|*/moat-wrapper) file "$$bin" ;; *) n=$$((n + 1)) ;; esac; \
 	done; echo "$@: $$n test programs linked, Mach-O 64-bit $* executables too"
 
+version:
+	@echo $(VERSION)
+
 format:
 	clang-format -i $$(git ls-files --cached --others --exclude-standard '*.c' '*.h')
 
 clean:
-	rm -rf $(B) build-*
+	rm -rf $(B) build-* dist
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

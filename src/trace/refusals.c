@@ -49,10 +49,12 @@ static const struct known native[] = {
     {SYS_fchmod, C_FCHMOD, "fchmod"},
     {SYS_fchmodat, C_FCHMODAT, "fchmodat"},
     {SYS_FCHMODAT2_NR, C_FCHMODAT, "fchmodat2"},
+#ifdef SYS_open /* not on aarch64, which has only the *at calls */
     {SYS_open, C_OTHER, "open with a set-id mode"},
-    {SYS_openat, C_OTHER, "openat with a set-id mode"},
     {SYS_creat, C_OTHER, "creat with a set-id mode"},
     {SYS_mknod, C_OTHER, "mknod with a set-id mode"},
+#endif
+    {SYS_openat, C_OTHER, "openat with a set-id mode"},
     {SYS_mknodat, C_OTHER, "mknodat with a set-id mode"},
     {SYS_prlimit64, C_OTHER, "prlimit64 on another process"},
     {SYS_setpriority, C_OTHER, "setpriority on another process"},

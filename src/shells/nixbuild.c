@@ -2,24 +2,16 @@
  * shells/nix.c. */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
-#include "base/strbuf.h"
 #include "shells/json.h"
-#include "shells/nixenv.h"
 #include "shells/nixpriv.h"
-#include "shells/proc.h"
-#include "shells/shells.h"
 #include "shells/source.h"
 
 /* --- flakes from places sandboxed code can write --------------------------- */

@@ -12,6 +12,7 @@
 #include "base/xdg.h"
 #include "context/own.h"
 #include "context/settings.h"
+#include "context/writable.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
 #include "launch/scrub.h"
@@ -338,6 +339,30 @@ static bool session_confirms(const struct launch *l, const char *name)
 	return false;
 }
 
+/* Whether the command's own .env rules apply: its binary (links followed,
+ * as the kernel will) lies nowhere sandboxed code could have written. */
+static bool command_handed_secrets(struct launch *l)
+{
+	bool named = false;
+	for (size_t i = 0; i < l->cfg.nenv && !named; i++)
+		named = strcmp(l->cfg.env[i].bin, l->name) == 0;
+	if (!named)
+		return true;
+	cleanup_free char *canon = platform_canonical_path(l->exe);
+	cleanup_free char *why = NULL;
+	if (canon &&
+	    !context_writable_place(canon, false, l->ctx.root, (const char *const *)l->ctx.areas,
+	                            l->ctx.nareas, &why))
+		return true;
+	if (l->print_warnings) {
+		cleanup_free char *msg = xasprintf(
+		    "%s gets no secrets of its own: %s lies %s, where sandboxed code can write\n",
+		    l->name, canon ? canon : l->exe, why ? why : "nowhere moat can judge");
+		l->print_warnings(msg);
+	}
+	return false;
+}
+
 int launch_set_command(struct launch *l, const char *cmd, struct error *err)
 {
 	free(l->exe);
@@ -348,8 +373,10 @@ int launch_set_command(struct launch *l, const char *cmd, struct error *err)
 	l->name = xstrdup(path_basename(l->exe));
 	l->confirm = session_confirms(l, l->name);
 	/* The environment is decided once, for the whole session: what is
-	 * passed to every tool and to the one it was started for. */
-	scrub_plan(l, l->name);
+	 * passed to every tool and to the one it was started for, unless that
+	 * one lies where sandboxed code can write (a planted ./gh would get
+	 * gh's token): then only what every tool gets. */
+	scrub_plan(l, command_handed_secrets(l) ? l->name : NULL);
 	return 0;
 }
 

@@ -161,7 +161,7 @@ static void list_init(struct secret_list *l, const char *const *builtin, char *c
                       size_t nmore)
 {
 	l->n = 0;
-	l->v = xcalloc(count(builtin) + nmore, sizeof(*l->v));
+	l->v = count(builtin) + nmore ? xcalloc(count(builtin) + nmore, sizeof(*l->v)) : NULL;
 	for (const char *const *p = builtin; *p; p++)
 		list_add(l, *p);
 	for (size_t i = 0; i < nmore; i++)
@@ -171,9 +171,12 @@ static void list_init(struct secret_list *l, const char *const *builtin, char *c
 void secrets_init(struct secrets *s, char *const *extra, size_t nextra, char *const *exempt,
                   size_t nexempt)
 {
+	static const char *const none[] = {NULL};
 	*s = (struct secrets){0};
-	list_init(&s->secret, secrets_default, extra, nextra);
-	list_init(&s->exempt, secrets_default_exempt, exempt, nexempt);
+	list_init(&s->secret, secrets_default, NULL, 0);
+	list_init(&s->exempt, secrets_default_exempt, NULL, 0);
+	list_init(&s->added, none, extra, nextra);
+	list_init(&s->not_secrets, none, exempt, nexempt);
 }
 
 void secrets_pass(struct secrets *s, const char *pattern)
@@ -187,6 +190,8 @@ void secrets_free(struct secrets *s)
 {
 	free(s->secret.v);
 	free(s->exempt.v);
+	free(s->added.v);
+	free(s->not_secrets.v);
 	free(s->pass.v);
 	*s = (struct secrets){0};
 }
@@ -204,7 +209,12 @@ enum secret_verdict secrets_judge(const struct secrets *s, const char *name, siz
 	if (len >= 5 && memcmp(name, moat_prefix, 5) == 0)
 		return SECRET_NONE;
 	uint64_t have = mask_of(name, len, false);
-	if (!any_matches(&s->secret, name, len, have) || any_matches(&s->exempt, name, len, have))
+	/* The user's word wins: .not_secrets over all, .secrets over the
+	 * default set's exceptions (AWS_ENDPOINT_URL may hold a password). */
+	if (any_matches(&s->not_secrets, name, len, have))
+		return SECRET_NONE;
+	if (!any_matches(&s->added, name, len, have) &&
+	    (!any_matches(&s->secret, name, len, have) || any_matches(&s->exempt, name, len, have)))
 		return SECRET_NONE;
 	return any_matches(&s->pass, name, len, have) ? SECRET_PASSED : SECRET_REMOVED;
 }

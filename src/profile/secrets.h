@@ -27,9 +27,11 @@ struct secret_list {
 };
 
 struct secrets {
-	struct secret_list secret; /* the default set and .secrets */
-	struct secret_list exempt; /* the default exceptions and .not_secrets */
-	struct secret_list pass;   /* names this tool is handed anyway */
+	struct secret_list secret;      /* the default set */
+	struct secret_list exempt;      /* the default set's exceptions */
+	struct secret_list added;       /* .secrets: these win over the exceptions */
+	struct secret_list not_secrets; /* .not_secrets: these win over everything */
+	struct secret_list pass;        /* names this tool is handed anyway */
 };
 
 enum secret_verdict {

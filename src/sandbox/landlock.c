@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -220,8 +221,39 @@ static bool covered_by_usr(const struct rule *r, unsigned usr_access)
 
 /* A ports policy needs Landlock's port rules; below their ABI it is
  * refused, never widened to open. */
+/* Under off or ports, a socket handed over as stdin, stdout or stderr
+ * belongs to the caller's network: an IP one can be disconnected and
+ * connected anew anywhere (connect with AF_UNSPEC), a unix datagram one
+ * can send to any socket of the host. Such a start is refused. */
+static int check_stdio_sockets(struct error *err)
+{
+	static const char *const names[] = {"standard input", "standard output", "standard error"};
+	for (int fd = 0; fd <= 2; fd++) {
+		struct stat st;
+		int domain = -1, type = -1;
+		socklen_t dlen = sizeof(domain), tlen = sizeof(type);
+		if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) == 0 &&
+		    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) == 0 && domain == AF_UNIX &&
+		    type != SOCK_DGRAM)
+			continue;
+		error_set(err,
+		          "cannot limit the network: %s is a socket that reaches outside the "
+		          "sandbox, and could be pointed anywhere",
+		          names[fd]);
+		error_hint(err,
+		           "redirect it to a file or a pipe (e.g. '| cat'), or use --net open");
+		err->status = EXIT_MOAT_FAILED;
+		return -1;
+	}
+	return 0;
+}
+
 int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, struct error *err)
 {
+	if (p->net.level != NET_OPEN && check_stdio_sockets(err) < 0)
+		return -1;
 	if (p->net.level != NET_PORTS || s->abi >= LL_ABI_NET_TCP)
 		return 0;
 	error_set(err,

@@ -64,6 +64,31 @@ run "$MOAT" run --net off -- sh -c "'$I' tcp-serve 127.0.0.1 $P4 & '$I' tcp-conn
 	ok "off: a server on 127.0.0.1 inside the session serves a client in it" ||
 	{ not_ok "off: a server on 127.0.0.1 inside the session serves a client in it" && _show; }
 
+# A socket handed over on stdin lives in the caller's network, not the
+# session's: disconnected (AF_UNSPEC) and connected again, it would reach
+# any host. Under off or ports moat refuses to start with one; open keeps it.
+PY=/usr/bin/python3
+if [ -x "$PY" ]; then
+	repoint="import socket, ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+s = socket.socket(fileno=os.dup(0))
+libc.connect(s.fileno(), (ctypes.c_ubyte * 16)(), 16)
+s.connect(('127.0.0.1', $P2))
+print('REPOINTED', s.recv(64))"
+	run bash -c "exec 0<>/dev/tcp/127.0.0.1/$P && '$PY' -c \"\$1\"" sh "$repoint"
+	expect_out "control: without moat, a socket on stdin is pointed at another port" "REPOINTED b'HELLO-FROM-INET"
+	for pol in off "$P"; do
+		run bash -c "exec 0<>/dev/tcp/127.0.0.1/$P && '$MOAT' run --net $pol -- '$PY' -c \"\$1\"" sh "$repoint"
+		[ "$rc" = 125 ] && ! grep -q REPOINTED "$T/.out" && grep -q "standard input is a socket" "$T/.err" &&
+			ok "--net $pol: a session with a network socket on stdin is refused" ||
+			{ not_ok "--net $pol: a session with a network socket on stdin is refused" && _show; }
+	done
+	run bash -c "exec 0<>/dev/tcp/127.0.0.1/$P && '$MOAT' run --net open -- true"
+	[ "$rc" = 0 ] && ok "--net open: a socket on stdin is no reason to refuse" || { not_ok "--net open: a socket on stdin" && _show; }
+else
+	skip "prerequisite: $PY, to point a socket on stdin elsewhere"
+fi
+
 # off for a wrapped tool outside a session: seccomp (and Landlock's TCP
 # rights), no namespace.
 "$MOAT" wrap nettools "$I" >/dev/null

@@ -134,6 +134,18 @@ run "$MOAT" run tools -- sh -c 'gh; npm'
 [ "$rc" = 0 ] && grep -q '^gh:NODE_AUTH_TOKEN=' "$T/.out" && ! grep -q 'GH_TOKEN=DECOY' "$T/.out" &&
 	ok "a session started for sh: gh inside it gets nothing more" || { not_ok "session union" && _show session; }
 
+# A gh the sandbox could have planted (in the root, or first on a PATH
+# there) is not the user's gh: it gets no secrets of gh's (the control is
+# moat run tools -- gh above).
+mkdir -p "$PROJ/planted" && cp "$PROJ/standin/gh" "$PROJ/planted/gh"
+run "$MOAT" run -- ./planted/gh
+[ "$rc" = 0 ] && grep -q '^gh:PATH=' "$T/.out" && ! grep -q 'GH_TOKEN=DECOY' "$T/.out" &&
+	ok "a gh in the root gets no GH_TOKEN" || { not_ok "a planted gh got gh's token" && _show planted; }
+expect_out "and moat says why" "gh gets no secrets of its own: .*/planted/gh lies under the sandbox root"
+run env PATH="$PROJ/planted:$PATH" "$MOAT" run -- gh
+[ "$rc" = 0 ] && grep -q '^gh:PATH=' "$T/.out" && ! grep -q 'GH_TOKEN=DECOY' "$T/.out" &&
+	ok "nor one first on PATH" || { not_ok "a planted gh on PATH got gh's token" && _show planted; }
+
 # MOAT_ENV_<NAME> is the explicit way to set one.
 run env MOAT_ROOT="$PROJ" MOAT_ENV_NPM_TOKEN=explicit "$SH/bin/npm"
 expect_out "MOAT_ENV_NPM_TOKEN sets NPM_TOKEN" '^npm:NPM_TOKEN=explicit$'

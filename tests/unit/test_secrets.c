@@ -166,6 +166,21 @@ static void test_config_rules(void)
 	secrets_init(&s, NULL, 0, all, 1);
 	CHECK(judge(&s, "GITHUB_TOKEN") == SECRET_NONE, ".not_secrets = \"*\" turns scrubbing off");
 	secrets_free(&s);
+	/* The user's .secrets win over the default set's exceptions (a hostile
+	 * review: AWS_ENDPOINT_URL=https://user:pass@host passed). */
+	char endpoint[] = "AWS_ENDPOINT_URL", store[] = "PASSWORD_STORE_*";
+	char *mine[] = {endpoint, store};
+	secrets_init(&s, mine, 2, NULL, 0);
+	CHECK(judge(&s, "AWS_ENDPOINT_URL") == SECRET_REMOVED,
+	      ".secrets wins over AWS_ENDPOINT_URL*");
+	CHECK(judge(&s, "PASSWORD_STORE_GIT_TOKEN") == SECRET_REMOVED,
+	      ".secrets wins over PASSWORD_STORE_*");
+	CHECK(judge(&s, "AWS_REGION") == SECRET_NONE, "the other exceptions still hold");
+	secrets_free(&s);
+	char *mine_out[] = {endpoint};
+	secrets_init(&s, mine, 1, mine_out, 1);
+	CHECK(judge(&s, "AWS_ENDPOINT_URL") == SECRET_NONE, "and .not_secrets wins over .secrets");
+	secrets_free(&s);
 }
 
 static void test_names(void)

@@ -198,9 +198,9 @@ static void end_namespace(void)
 		;
 }
 
-/* Without a PID namespace nothing kills what the tool left behind when the
- * supervisor ends; as their subreaper it can at least take its children. */
-static void kill_leftovers(void)
+/* SIGKILL to each child of ours, as /proc lists them: how many are still
+ * there, or -1 when the list cannot be read. */
+static int kill_children(void)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
@@ -208,13 +208,37 @@ static void kill_leftovers(void)
 	size_t len;
 	struct error ignored;
 	if (fs_read_file(path, 1 << 16, &buf, &len, &ignored) < 0)
-		return;
+		return -1;
+	int n = 0;
 	for (char *p = buf, *end; *p; p = end) {
 		long pid = strtol(p, &end, 10);
 		if (end == p)
 			break; /* not a pid list: stop rather than spin */
 		if (pid > 0)
-			kill((pid_t)pid, SIGKILL);
+			n += kill((pid_t)pid, SIGKILL) == 0 || errno != ESRCH;
+	}
+	return n;
+}
+
+/* Without a PID namespace nothing kills what the tool left behind when the
+ * supervisor ends. As the subreaper of everything the tool started, the
+ * supervisor kills its children and reaps, round after round: a grandchild
+ * whose parent was alive at one kill comes to it when that parent dies,
+ * and is killed in the next round. No child left (ECHILD) means no
+ * descendant left, as an orphan below it can only come to it. moat runs
+ * its end check (plantwatch_end) after this, so nothing is left to plant
+ * after the check. */
+static void kill_leftovers(void)
+{
+	for (;;) {
+		int killed = kill_children();
+		if (killed < 0)
+			return;
+		/* Nothing listed: only an orphan that came since, or none; look
+		 * again rather than wait for one that may never end. */
+		int st;
+		if (waitpid(-1, &st, __WALL | (killed ? 0 : WNOHANG)) < 0 && errno != EINTR)
+			return; /* ECHILD: nothing is left */
 	}
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fail closed (issue 38, item 1): sandboxed code must not be able to turn
-# isolation off for the sessions after it.
+# Fail closed (issue 38, items 1 and 2): sandboxed code must not be able to
+# turn isolation off for the sessions after it, and what a session started
+# must not outlive it.
 #
 # 1. The namespace quota is counted per user across every user namespace:
 #    code that uses it up made every later `moat run`, `moat shell` and
@@ -11,7 +12,9 @@
 #    max_*_namespaces bind everything in it: the machine's quota is never
 #    touched, and what the attacker holds dies with the test's processes.
 # 2. Where there are no namespaces at all (tests/helpers/no_namespaces),
-#    the documented fallback still runs tools and says truly why.
+#    the documented fallback still runs tools, says truly why, and kills
+#    every process the session started, grandchildren included, before its
+#    end check: one that would plant a hook 1.5 s later is dead.
 . "$(dirname "$0")/../lib.sh"
 
 command -v git >/dev/null && command -v unshare >/dev/null || {
@@ -104,7 +107,7 @@ for how in run shell wrapper; do
 	expect_out "and what to do if they were switched off on purpose" "delete that file"
 done
 
-# --- 2. no namespaces ever: the fallback, and a true message -----------
+# --- 2. no namespaces ever: the fallback, true and leaving nothing ------
 forget_namespaces
 run "$NONS" "$MOAT" run -- sh -c 'echo RAN'
 [ "$rc" -eq 0 ] && [ "$out" = RAN ] && ok "no namespaces ever: moat run still runs the tool" ||
@@ -119,5 +122,26 @@ expect_out "moat check names the kernel's refusal" \
 run "$NONS" env MOAT_ROOT="$PROJ" "$SH/bin/sh" -c 'echo RAN'
 [ "$rc" -eq 0 ] && [ "$out" = RAN ] && ok "no namespaces ever: a wrapped tool still runs" ||
 	{ not_ok "no namespaces ever: a wrapped tool still runs" && _show fallback-wrapper; }
+
+# A grandchild whose parent is still alive when the session ends, deaf to
+# the hang-up, plants a hook 1.5 s later and leaves a marker.
+MARK=$PROJ/leftover-ran
+LATE="trap '' HUP; sleep 1.5; $PLANT; touch '$MARK'"
+LEFTOVER="sh -c \"sh -c \\\"$LATE\\\" & wait\" & sleep 0.2; echo STARTED"
+rm -f "$HOOK" "$MARK"
+sh -c "$LEFTOVER" >/dev/null
+sleep 2.5
+[ -e "$MARK" ] && [ -e "$HOOK" ] && ok "control: without moat the grandchild plants the hook later" ||
+	not_ok "control: without moat the grandchild plants the hook later"
+rm -f "$HOOK" "$MARK"
+run "$NONS" "$MOAT" run -- sh -c "$LEFTOVER"
+[ "$rc" -eq 0 ] && [ "$out" = STARTED ] && ok "no namespaces: the session ran" ||
+	{ not_ok "no namespaces: the session ran" && _show leftover; }
+sleep 2.5
+[ ! -e "$MARK" ] && [ ! -e "$HOOK" ] &&
+	ok "no namespaces: the grandchild is dead when moat returns, nothing planted after the end check" ||
+	{ not_ok "no namespaces: the grandchild is dead when moat returns, nothing planted after the end check" &&
+		_show leftover; }
+rm -f "$HOOK" "$MARK"
 
 done_testing

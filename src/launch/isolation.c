@@ -40,12 +40,14 @@ bool launch_namespace_quota_error(int e)
 
 void launch_namespaces_worked(const struct launch *l)
 {
-	/* No home, no state of its own to make (a HOME that does not exist
-	 * must not be created by this). */
-	if (!l->ctx.home || !fs_is_dir(l->ctx.home))
+	if (!l->ctx.home)
 		return;
+	/* One call on every start once recorded. */
 	cleanup_free char *path = worked_path(l);
 	if (access(path, F_OK) == 0)
+		return;
+	/* A HOME that does not exist is not made by this. */
+	if (!fs_is_dir(l->ctx.home))
 		return;
 	/* Not recorded is only a fallback not yet closed: no error to show. */
 	struct error ignored = {0};

@@ -478,9 +478,10 @@ static void warn_no_pid_namespace(const struct launch *l, int refused)
 {
 	if (l->support.abi >= 6 || !l->print_warnings)
 		return;
-	cleanup_free char *why = l->nested
-	                             ? xstrdup("nested in a session")
-	                             : xasprintf("the kernel refused it: %s", strerror(refused));
+	cleanup_free char *why = l->nested ? xstrdup("nested in a session")
+	                         : refused
+	                             ? xasprintf("the kernel refused it: %s", strerror(refused))
+	                             : xstrdup("this system has none");
 	cleanup_free char *msg =
 	    xasprintf("this session has no PID namespace of its own (%s): on this kernel's "
 	              "Landlock ABI it can signal your other processes\n",
@@ -524,7 +525,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	platform_cpu_release();
 	if (pid > 0 && isolated)
 		launch_namespaces_worked(l);
-	else if (pid > 0 && l->profile.isolate)
+	else if (pid > 0)
 		warn_no_pid_namespace(l, refused);
 	int status = EXIT_MOAT_FAILED;
 	if (pid < 0) {

@@ -56,8 +56,8 @@ plant_via() {
 # left (the limit is 6; twenty try), runs what follows it, and lets go.
 # A sleep of this test's own, to look for afterwards.
 HOLD=47.$$
-EXHAUST="for i in \$(seq 20); do unshare -Urm sleep $HOLD 2>/dev/null & done; sleep 0.5;"
-RELEASE='st=$?; kill $(jobs -p) 2>/dev/null; wait; exit $st'
+EXHAUST="for i in \$(seq 20); do unshare -Urm sleep $HOLD 2>/dev/null & held=\"\$held \$!\"; done; sleep 0.5;"
+RELEASE='st=$?; kill $held 2>/dev/null; wait; exit $st'
 run "$NSQ" 6 sh -c "unshare -Urm true"
 [ "$rc" -eq 0 ] && ok "control: in the test's namespace, a namespace is made" ||
 	{ not_ok "control: in the test's namespace, a namespace is made" && _show ns_quota; }
@@ -86,6 +86,20 @@ run "$NSQ" 6 sh -c "$EXHAUST \"\$@\"; $RELEASE" sh "$MOAT" check
 	{ not_ok "quota used up: moat check reports an issue (status 1)" && _show check; }
 expect_out "and names the quota, not the environment" \
 	"^protected paths: not enforced now: .*No space left on device.*namespace quota is used up"
+# The same from inside a session: it can still make namespaces (a user
+# namespace with no id maps, an IPC namespace) and hold them while it runs,
+# and every other start is refused meanwhile: a denial of service, no
+# longer an escape. Its namespaces go with its processes (the kernel
+# frees a user namespace's count a moment after its last process: a few
+# tries).
+INSIDE="for i in \$(seq 20); do unshare -Ui sleep $HOLD 2>/dev/null & done; sleep 4"
+SIEGE="'$MOAT' run -- sh -c '$INSIDE' >/dev/null 2>&1 & sleep 2
+'$MOAT' run -- true; echo \"during=\$?\"; wait; after=no
+for i in \$(seq 50); do '$MOAT' run -- true 2>/dev/null && after=yes && break; sleep 0.1; done
+echo \"after=\$after\""
+run "$NSQ" 6 sh -c "$SIEGE"
+expect_out "a session holding namespaces refuses other starts while it runs (125)" '^during=125$'
+expect_out "and they start again once it has ended: its namespaces went with it" '^after=yes$'
 pgrep -fx "sleep $HOLD" >/dev/null && not_ok "the attacker's namespaces are gone with the test" ||
 	ok "the attacker's namespaces are gone with the test"
 

@@ -320,15 +320,27 @@ static void check_config(struct checker *c, const struct config *cfg)
  * is planted there runs outside the sandbox. */
 static void check_protection(struct checker *c)
 {
-	if (sandbox_protection_works())
+	int e = sandbox_protection_refusal();
+	if (!e)
 		return;
-	printf("protected paths: not enforced here: the kernel gives moat no mount namespace "
-	       "(user namespaces off, or a container's seccomp profile), so sandboxed code can "
-	       "write .git/hooks, .git/config and the paths in .protect\n");
+	c->issues++;
+	if (launch_namespace_quota_error(e)) {
+		printf(
+		    "protected paths: not enforced now: the kernel refuses moat a mount namespace "
+		    "(%s): your namespace quota is used up, and every run is refused until it "
+		    "is free\n",
+		    strerror(e));
+		printf("  hint: end the processes that hold namespaces ('lsns' lists them); "
+		       "/proc/sys/user/max_*_namespaces are the limits\n");
+		return;
+	}
+	printf("protected paths: not enforced here: the kernel refuses moat a mount namespace "
+	       "(%s), so sandboxed code can write .git/hooks, .git/config and the paths in "
+	       ".protect\n",
+	       strerror(e));
 	printf("  hint: allow user namespaces (sysctl user.max_user_namespaces > 0, and on "
 	       "older Debian kernels kernel.unprivileged_userns_clone=1); in a container, a "
 	       "seccomp profile that permits unshare\n");
-	c->issues++;
 }
 
 /* Which nix moat would run, and any it skipped as planted. */

@@ -158,7 +158,7 @@ static void leave_terminal(void)
 	close(fd);
 }
 
-void launch_warn_unprotected(const struct launch *l)
+void launch_warn_unprotected(const struct launch *l, int e)
 {
 	const struct profile *p = &l->profile;
 	const char *first = NULL;
@@ -169,11 +169,13 @@ void launch_warn_unprotected(const struct launch *l)
 			first = p->rules[i].path;
 	if (!first || !l->print_warnings)
 		return;
+	/* Only what moat knows: the kernel's answer, and that namespaces
+	 * never worked here (else launch_check_unisolated refused). */
 	cleanup_free char *msg = xasprintf(
-	    "no mount namespace here (user namespaces off, or a container's seccomp "
-	    "profile), so '%s'%s stay%s writable in the sandbox: what is planted there runs "
+	    "no mount namespace here (the kernel refused one: %s; none ever worked for you "
+	    "here), so '%s'%s stay%s writable in the sandbox: what is planted there runs "
 	    "at your next git, outside it; 'moat check' explains\n",
-	    first, n > 1 ? " and the other protected paths" : "", n > 1 ? "" : "s");
+	    strerror(e), first, n > 1 ? " and the other protected paths" : "", n > 1 ? "" : "s");
 	l->print_warnings(msg);
 }
 
@@ -207,10 +209,15 @@ static int confine(struct launch *l, struct error *err)
 		leave_terminal();
 	/* A session bound its protected paths in its own world already. */
 	int protect = l->session ? 0 : sandbox_protect(&l->profile, err);
+	int refused = errno;
+	if (protect > 0 && launch_check_unisolated(l, refused, err) < 0)
+		return -1;
 	if (protect < 0 || check_root_unmoved(&l->ctx, err) < 0)
 		return -1;
 	if (protect > 0)
-		launch_warn_unprotected(l);
+		launch_warn_unprotected(l, refused);
+	else if (!l->session && profile_has_protected(&l->profile))
+		launch_namespaces_worked(l);
 	if (sandbox_apply(&l->profile, &l->support, l->ctx.root_fd, err) < 0 ||
 	    make_tmpdir(&l->ctx, err) < 0)
 		return -1;

@@ -95,6 +95,10 @@ int launch_enter(struct launch *l, char **argv, struct error *err);
 
 void launch_free(struct launch *l);
 
+/* Is e the kernel's answer when the user's namespace quota is used up
+ * (or memory short), rather than an environment without namespaces? */
+bool launch_namespace_quota_error(int e);
+
 /* Find cmd as execvp would, on the colon list path. Caller frees; NULL + err
  * (with status 126 or 127) when there is nothing to run. */
 char *launch_find_command(const char *cmd, const char *path, struct error *err);

@@ -33,8 +33,20 @@ void launch_make_grant_dirs(struct launch *l);
 void launch_make_git_files(struct launch *l);
 
 /* Say that the protected paths stay writable: the kernel gave no mount
- * namespace to bind them read-only in (sandbox_protect returned 1). */
-void launch_warn_unprotected(const struct launch *l);
+ * namespace to bind them read-only in (sandbox_protect returned 1, errno
+ * e), once launch_check_unisolated has let that pass. */
+void launch_warn_unprotected(const struct launch *l, int e);
+
+/* The kernel refused the namespaces l planned, with errno e: 0 when the
+ * tool may go on without them (nested in a session, or an environment
+ * that has never given this user namespaces), -1 with err (status 125)
+ * when the refusal is a quota or resource error, or namespaces worked for
+ * this user before (launch/isolation.c). */
+int launch_check_unisolated(const struct launch *l, int e, struct error *err);
+
+/* The namespaces worked: recorded once in moat's state directory, so that
+ * a later refusal stops moat (launch_check_unisolated). */
+void launch_namespaces_worked(const struct launch *l);
 
 /* Give each protected file, and each file below a protected directory,
  * with other names (hard links) an inode of its own, so the read-only bind

@@ -198,9 +198,9 @@ static void end_namespace(void)
 		;
 }
 
-/* Without a PID namespace nothing kills what the tool left behind when the
- * supervisor ends; as their subreaper it can at least take its children. */
-static void kill_leftovers(void)
+/* SIGKILL to each child of ours, as /proc lists them: how many are still
+ * there, or -1 when the list cannot be read. */
+static int kill_children(void)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
@@ -208,13 +208,37 @@ static void kill_leftovers(void)
 	size_t len;
 	struct error ignored;
 	if (fs_read_file(path, 1 << 16, &buf, &len, &ignored) < 0)
-		return;
+		return -1;
+	int n = 0;
 	for (char *p = buf, *end; *p; p = end) {
 		long pid = strtol(p, &end, 10);
 		if (end == p)
 			break; /* not a pid list: stop rather than spin */
 		if (pid > 0)
-			kill((pid_t)pid, SIGKILL);
+			n += kill((pid_t)pid, SIGKILL) == 0 || errno != ESRCH;
+	}
+	return n;
+}
+
+/* Without a PID namespace nothing kills what the tool left behind when the
+ * supervisor ends. As the subreaper of everything the tool started, the
+ * supervisor kills its children and reaps, round after round: a grandchild
+ * whose parent was alive at one kill comes to it when that parent dies,
+ * and is killed in the next round. No child left (ECHILD) means no
+ * descendant left, as an orphan below it can only come to it. moat runs
+ * its end check (plantwatch_end) after this, so nothing is left to plant
+ * after the check. */
+static void kill_leftovers(void)
+{
+	for (;;) {
+		int killed = kill_children();
+		if (killed < 0)
+			return;
+		/* Nothing listed: only an orphan that came since, or none; look
+		 * again rather than wait for one that may never end. */
+		int st;
+		if (waitpid(-1, &st, __WALL | (killed ? 0 : WNOHANG)) < 0 && errno != EINTR)
+			return; /* ECHILD: nothing is left */
 	}
 }
 
@@ -272,9 +296,16 @@ static int supervisor(void *data)
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
-	/* Nested, the outer session keeps its own root's paths read-only. */
+	/* Nested, the outer session keeps its own root's paths read-only.
+	 * Allowed to start without namespaces (session_run), a session whose
+	 * mount namespace is then refused for another cause is judged again. */
+	int refused = errno;
+	if (mounts > 0 && launch_check_unisolated(l, refused, &err) < 0) {
+		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
+		_exit(EXIT_MOAT_FAILED);
+	}
 	if (mounts > 0 && !l->nested)
-		launch_warn_unprotected(l);
+		launch_warn_unprotected(l, refused);
 	if (!isolated)
 		platform_become_subreaper();
 	if (relay_take_terminal(r) < 0) {
@@ -426,6 +457,39 @@ static int follow(struct relay *r, pid_t pid, bool isolated, struct channels *ch
 	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
 }
 
+/* The supervisor in a world of its own or, where the kernel refuses that
+ * and launch_check_unisolated lets it go on without, a plain child:
+ * -1 with err when it does not. *refused: the kernel's refusal, or 0. */
+static pid_t spawn_supervisor(struct launch *l, struct supervisor_args *args, bool *isolated,
+                              int *refused, struct error *err)
+{
+	*refused = 0;
+	pid_t pid = sandbox_spawn(l->profile.isolate, isolated, supervisor, args);
+	if (pid >= 0 || !l->profile.isolate)
+		return pid;
+	*refused = errno;
+	if (launch_check_unisolated(l, *refused, err) < 0)
+		return -1;
+	return sandbox_spawn(false, isolated, supervisor, args);
+}
+
+/* The warning where Landlock cannot keep a session without a PID
+ * namespace from signalling the user's other processes. */
+static void warn_no_pid_namespace(const struct launch *l, int refused)
+{
+	if (l->support.abi >= 6 || !l->print_warnings)
+		return;
+	cleanup_free char *why = l->nested ? xstrdup("nested in a session")
+	                         : refused
+	                             ? xasprintf("the kernel refused it: %s", strerror(refused))
+	                             : xstrdup("this system has none");
+	cleanup_free char *msg =
+	    xasprintf("this session has no PID namespace of its own (%s): on this kernel's "
+	              "Landlock ABI it can signal your other processes\n",
+	              why);
+	l->print_warnings(msg);
+}
+
 int session_run(struct launch *l, char **argv, struct error *err)
 {
 	/* A descriptor to a file outside would be a hole Landlock cannot close. */
@@ -444,7 +508,8 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		                 ORIGIN_TERMINAL, NULL);
 	struct plantwatch watch;
 	plantwatch_start(&watch, &l->profile);
-	bool isolated;
+	bool isolated = false;
+	int refused;
 	struct supervisor_args args = {l, &r, argv, &isolated, &ch};
 	/* moat waits for the supervisor, the supervisor for the tool's process
 	 * (vfork), which runs until its exec: one runs at a time, so they run
@@ -452,20 +517,21 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	 * gives the CPUs back once its part is done, the tool's process right
 	 * before its exec (launch_exec). */
 	platform_cpu_hold();
-	pid_t pid = sandbox_spawn(l->profile.isolate, &isolated, supervisor, &args);
+	pid_t pid = spawn_supervisor(l, &args, &isolated, &refused, err);
+	int spawn_errno = errno;
 	close(ch.events[1]);
 	close(ch.control[0]);
 	if (pid > 0)
 		wait_for_start(ch.events[0]);
 	platform_cpu_release();
-	if (pid > 0 && !isolated && l->support.abi < 6 && l->print_warnings)
-		l->print_warnings(
-		    "this session has no PID namespace of its own (nested in a session, "
-		    "user namespaces off, or root without CAP_SYS_ADMIN): on this kernel's "
-		    "Landlock ABI it can signal your other processes\n");
+	if (pid > 0 && isolated)
+		launch_namespaces_worked(l);
+	else if (pid > 0)
+		warn_no_pid_namespace(l, refused);
 	int status = EXIT_MOAT_FAILED;
 	if (pid < 0) {
-		error_set(err, "cannot start the session: %s", strerror(errno));
+		if (!err->msg[0])
+			error_set(err, "cannot start the session: %s", strerror(spawn_errno));
 		relay_finish(&r);
 	} else {
 		/* It closes events[0], or leaves it to moat's exit. */

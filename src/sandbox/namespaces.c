@@ -173,12 +173,13 @@ pid_t sandbox_spawn(bool want_isolation, bool *isolated, int (*fn)(void *), void
 	s = (struct start){fn, arg, {-1, -1}};
 	*isolated = want_isolation;
 	if (want_isolation) {
+		/* No fallback here: whether a session may run without its
+		 * namespaces is the caller's decision (launch/isolation.c),
+		 * made on errno. */
 		pid_t pid = clone_isolated(&s);
-		if (pid >= 0)
-			return pid;
-		/* Nested in a session, user namespaces off, no CAP_SYS_ADMIN: a
-		 * session without namespaces, as before them. */
-		*isolated = false;
+		if (pid < 0)
+			*isolated = false;
+		return pid;
 	}
 	pid_t pid = fork();
 	if (pid == 0)
@@ -405,6 +406,10 @@ static bool own_mount_namespace(bool *shared)
 	*shared = true;
 	if (uid == 0 && unshare(CLONE_NEWNS) == 0)
 		return true;
+	/* Root refused for want of quota (ENOSPC) rather than of the right:
+	 * that is the cause to report, not what a user namespace says. */
+	if (uid == 0 && errno != EPERM)
+		return false;
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		return false;
 	*shared = false;
@@ -502,14 +507,20 @@ bool sandbox_isolation_works(void)
 	return works;
 }
 
-bool sandbox_protection_works(void)
+int sandbox_protection_refusal(void)
 {
 	pid_t pid = fork();
 	if (pid < 0)
-		return false;
+		return errno;
 	if (pid == 0) {
 		bool shared;
-		_exit(own_mount_namespace(&shared) ? 0 : 1);
+		/* The kernel's refusal as the status: errno values fit. */
+		_exit(own_mount_namespace(&shared) ? 0
+		                                   : (errno > 0 && errno < 256 ? errno : EPERM));
 	}
-	return child_succeeded(pid);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EPERM;
 }

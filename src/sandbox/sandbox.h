@@ -46,11 +46,13 @@ int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, 
 void sandbox_own_network(struct profile *p);
 
 /* Start a session's first process, which runs fn(arg) and exits with what
- * it returns. With want_isolation it gets its own world where the kernel
- * allows it (Linux: PID, mount, IPC and, for a user without CAP_SYS_ADMIN,
- * user namespaces), and *isolated (set before fn runs) says whether it did;
- * otherwise, or where it cannot (nested in a session, user namespaces off),
- * a plain fork. Isolated on Linux it shares the caller's memory, errno
+ * it returns. With want_isolation it gets its own world (Linux: PID, mount,
+ * IPC and, for a user without CAP_SYS_ADMIN, user namespaces), and
+ * *isolated (set before fn runs) says whether it did; where the kernel
+ * refuses that world, nothing is started: -1 with errno, the refusal, and
+ * whether a plain child will do instead (want_isolation false: a fork) is
+ * the caller's to decide. macOS has no namespaces: a plain fork there, not
+ * isolated. Isolated on Linux it shares the caller's memory, errno
  * included (PLATFORM_QUIET_RAW), so they take turns: while fn works the
  * caller only waits for its word, signals held; once the caller goes on,
  * fn reads nothing the caller changes and calls nothing but base/platform.h's
@@ -73,8 +75,10 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err);
  * root) with the protected paths bound onto themselves, read-only (or,
  * pinned, writable). Returns 0 when done or nothing is protected, 1 when
  * the kernel gives no namespace (user namespaces off, nested in a session's
- * Landlock domain): the paths then stay as writable as the rest of the
- * root; -1 with err when a mount failed. */
+ * Landlock domain, the user's namespace quota used up), with errno saying
+ * why: the paths then stay as writable as the rest of the root, and
+ * whether to go on so is the caller's decision; -1 with err when a mount
+ * failed. */
 int sandbox_protect(const struct profile *p, struct error *err);
 
 /* Would a session here get its own world? Tried in a child process, so
@@ -82,8 +86,9 @@ int sandbox_protect(const struct profile *p, struct error *err);
 bool sandbox_isolation_works(void);
 
 /* Would sandbox_protect find the mount namespace it needs? Tried in a
- * child process; for `moat check`. */
-bool sandbox_protection_works(void);
+ * child process; for `moat check`: 0 when it would, else the kernel's
+ * refusal (an errno). */
+int sandbox_protection_refusal(void);
 
 /* A warning for the user when the profile lets unix sockets through on a
  * kernel that cannot confine them by path (Landlock ABI < 9), or NULL. */

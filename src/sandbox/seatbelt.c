@@ -209,15 +209,16 @@ static bool allowed(const char *operation, const char *path)
 	                     path) == 0;
 }
 
-bool sandbox_protection_works(void)
+int sandbox_protection_refusal(void)
 {
-	return false; /* sandbox_protect below */
+	return ENOSYS; /* sandbox_protect below */
 }
 
 int sandbox_protect(const struct profile *p, struct error *err)
 {
 	/* Not on macOS yet: SBPL could deny writes there by path. */
 	(void)err;
+	errno = ENOSYS; /* no namespaces here, ever: never a quota */
 	return profile_has_protected(p) ? 1 : 0;
 }
 

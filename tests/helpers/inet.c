@@ -3,7 +3,8 @@
  *
  * Servers (run outside or inside the sandbox, until killed):
  *   tcp-serve ADDR PORT    listen and greet every client
- *   udp-serve ADDR PORT    print each datagram received, flushed
+ *   udp-serve ADDR PORT    say "udp-serve: ready" once bound, then print each
+ *                          datagram received, flushed
  * Attempts:
  *   tcp-connect ADDR PORT  connect and read the greeting (retries a refused
  *                          connection for 3 s, for a server just started)
@@ -105,6 +106,9 @@ static int serve_udp(const struct sockaddr_storage *ss, socklen_t len)
 		return 1;
 	if (bind(fd, (const struct sockaddr *)ss, len) < 0)
 		return fail("bind", errno);
+	/* A datagram sent before the bind is lost: the tests wait for this. */
+	printf("udp-serve: ready\n");
+	fflush(stdout);
 	for (;;) {
 		char buf[128];
 		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);

@@ -53,10 +53,12 @@ plant_via() {
 
 # --- 1. the attacker uses up the namespace quota -----------------------
 # EXHAUST, run in ns_quota's namespace, holds namespaces until none is
-# left (the limit is 6; twenty try), runs what follows it, and lets go.
+# left (the limit is 6; twenty try; it waits until a namespace is refused,
+# however long a loaded machine takes), runs what follows it, and lets go.
 # A sleep of this test's own, to look for afterwards.
 HOLD=47.$$
-EXHAUST="for i in \$(seq 20); do unshare -Urm sleep $HOLD 2>/dev/null & held=\"\$held \$!\"; done; sleep 0.5;"
+EXHAUST="for i in \$(seq 20); do unshare -Urm sleep $HOLD 2>/dev/null & held=\"\$held \$!\"; done;
+for t in \$(seq 100); do unshare -Urm true 2>/dev/null || break; sleep 0.1; done;"
 RELEASE='st=$?; kill $held 2>/dev/null; wait; exit $st'
 run "$NSQ" 6 sh -c "unshare -Urm true"
 [ "$rc" -eq 0 ] && ok "control: in the test's namespace, a namespace is made" ||
@@ -92,8 +94,10 @@ expect_out "and names the quota, not the environment" \
 # longer an escape. Its namespaces go with its processes (the kernel
 # frees a user namespace's count a moment after its last process: a few
 # tries).
-INSIDE="for i in \$(seq 20); do unshare -Ui sleep $HOLD 2>/dev/null & done; sleep 4"
-SIEGE="'$MOAT' run -- sh -c '$INSIDE' >/dev/null 2>&1 & sleep 2
+INSIDE="for i in \$(seq 20); do unshare -Ui sleep $HOLD 2>/dev/null & done
+for t in \$(seq 100); do unshare -Ui true 2>/dev/null || break; sleep 0.1; done; touch $PROJ/.held; sleep 4"
+SIEGE="rm -f '$PROJ/.held'; '$MOAT' run -- sh -c '$INSIDE' >/dev/null 2>&1 &
+for t in \$(seq 200); do [ -e '$PROJ/.held' ] && break; sleep 0.1; done
 '$MOAT' run -- true; echo \"during=\$?\"; wait; after=no
 for i in \$(seq 50); do '$MOAT' run -- true 2>/dev/null && after=yes && break; sleep 0.1; done
 echo \"after=\$after\""

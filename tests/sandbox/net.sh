@@ -9,6 +9,10 @@ I=$PROJ/inet
 cp "$HELPERS/inet" "$I"
 CFG=$XDG_CONFIG_HOME/moat/config.zon
 mkdir -p "$(dirname "$CFG")"
+# Port rules need Landlock ABI 4 (Linux 6.7): below it, a ports policy is
+# refused (checked below) and the tests that need one are skipped.
+ABI=$("$HELPERS/landlock_abi" 2>/dev/null || echo 0)
+NOPORTS="prerequisite: Landlock ABI 4 (Linux 6.7) for port rules; this kernel has ABI $ABI, where a ports policy is refused"
 # Ports of our own, apart from a parallel run's (root and nobody).
 P=$((20000 + ($$ % 4000) * 5))
 P2=$((P + 1)) P3=$((P + 2)) P4=$((P + 3))
@@ -113,13 +117,24 @@ for m in raw ping packet netlink; do
 done
 expect_denied "off (config.zon): nor a UDP one" "$W" udp-send 127.0.0.1 "$P"
 expect_ok "off: unix sockets still work (a socketpair)" "$MOAT_BUILD/tests/helpers/sock" socketpair stream
-printf '.{ .net = .{ .{ .bin = "*", .off = true }, .{ .bin = "inet", .connect = .{ %s } } } }\n' "$P" >"$CFG"
-expect_ok "the union: \"*\" off and inet's port give inet its port" "$W" tcp-connect 127.0.0.1 "$P"
-expect_denied "and nothing more" "$W" tcp-connect 127.0.0.1 "$P2"
+if [ "$ABI" -ge 4 ]; then
+	printf '.{ .net = .{ .{ .bin = "*", .off = true }, .{ .bin = "inet", .connect = .{ %s } } } }\n' "$P" >"$CFG"
+	expect_ok "the union: \"*\" off and inet's port give inet its port" "$W" tcp-connect 127.0.0.1 "$P"
+	expect_denied "and nothing more" "$W" tcp-connect 127.0.0.1 "$P2"
+else
+	skip "$NOPORTS"
+fi
 unset MOAT_ROOT
 rm -f "$CFG"
 
 # ports: only the named ones, TCP only.
+if [ "$ABI" -lt 4 ]; then
+	run "$MOAT" run --net "$P" -- "$I" tcp-connect 127.0.0.1 "$P"
+	[ "$rc" = 125 ] && grep -q "ABI $ABI" "$T/.err" && grep -q "Linux 6.7" "$T/.err" && ! grep -q HELLO "$T/.out" &&
+		ok "ABI $ABI: a ports policy is refused, naming the kernel" ||
+		{ not_ok "ABI $ABI: a ports policy is refused, naming the kernel" && _show; }
+	skip "$NOPORTS"
+else
 expect_ok "ports: connect to the allowed port works" "$MOAT" run --net "$P" -- "$I" tcp-connect 127.0.0.1 "$P"
 expect_denied "ports: another port is refused" "$MOAT" run --net "$P" -- "$I" tcp-connect 127.0.0.1 "$P2"
 if [ -n "$NONLO" ]; then
@@ -134,10 +149,11 @@ done
 expect_ok "ports: listen on the allowed port works" "$MOAT" run --net "listen:$P4" -- "$I" tcp-listen 127.0.0.1 "$P4"
 expect_denied "ports: listen on another port is refused" "$MOAT" run --net "listen:$P4" -- "$I" tcp-listen 127.0.0.1 $((P4 + 1))
 expect_denied "ports: a listen port is no connect port" "$MOAT" run --net "listen:$P" -- "$I" tcp-connect 127.0.0.1 "$P"
+fi
 
 # A ports policy below Landlock ABI 4 is refused, never widened.
 AMOAT=$MOAT_BUILD/abi/moat
-if [ -x "$AMOAT" ]; then
+if [ -x "$AMOAT" ] && [ "$ABI" -ge 4 ]; then
 	run env MOAT_TEST_LANDLOCK_ABI=3 "$AMOAT" run --net "$P" -- "$I" tcp-connect 127.0.0.1 "$P"
 	[ "$rc" = 125 ] && grep -q "ABI 3" "$T/.err" && grep -q "Linux 6.7" "$T/.err" && ! grep -q HELLO "$T/.out" &&
 		ok "ABI 3: a ports policy is refused, naming the kernel" || { not_ok "ABI 3: a ports policy is refused" && _show; }
@@ -151,7 +167,7 @@ if [ -x "$AMOAT" ]; then
 	! grep -q "limited to TCP ports" "$T/.out" && ok "ABI 4: it does not" || { not_ok "ABI 4: it does not" && _show; }
 	rm -f "$CFG"
 else
-	skip "prerequisite: no test build in $MOAT_BUILD/abi"
+	skip "prerequisite: the test build in $MOAT_BUILD/abi, on a kernel of Landlock ABI 4 or more (this one: $ABI)"
 fi
 
 # Bad input.
@@ -205,6 +221,9 @@ rm -f "$CFG"
 
 # --trace: the refused port as a `moat allow --net` line that, pasted,
 # makes the next run work.
+if [ "$ABI" -lt 4 ]; then
+	skip "$NOPORTS"
+else
 printf '.{ .net = .{ .{ .bin = "*", .connect = .{ %s } } } }\n' "$P" >"$CFG"
 run "$MOAT" run -- "$I" tcp-connect 127.0.0.1 "$P2"
 ran_and_failed && ! grep -q HELLO "$T/.out" && ok "control: the port the policy does not name is refused" ||
@@ -230,10 +249,15 @@ if [ -n "$NONLO" ]; then
 	expect_out "off in a session: an unreachable connect is reported with its port" "moat allow --net inet $P3\$"
 fi
 rm -f "$CFG"
+fi
 
 # Approvals: an answer given for off is asked again when the network widens.
 PTY=$MOAT_SRC/tests/pty-run.py
-if command -v python3 >/dev/null; then
+if ! command -v python3 >/dev/null; then
+	skip "prerequisite: python3 for the pseudo-terminal driver"
+elif [ "$ABI" -lt 4 ]; then
+	skip "$NOPORTS"
+else
 	printf '.{ .confirm = .{ "inet" }, .net = .{ .{ .bin = "*", .off = true } } }\n' >"$CFG"
 	run python3 "$PTY" --answer y -- "$MOAT" run -- "$I" raw
 	expect_out "the prompt lists the policy" "network +off"
@@ -255,8 +279,6 @@ if command -v python3 >/dev/null; then
 	run setsid "$MOAT" run --net off -- "$I" raw
 	ran_and_failed && ok "narrowing to off does not ask" || { not_ok "narrowing to off does not ask" && _show; }
 	rm -f "$CFG"
-else
-	skip "prerequisite: python3 for the pseudo-terminal driver"
 fi
 
 done_testing

@@ -386,32 +386,29 @@ static void ioctl_checks(struct prog *p, const struct seccomp_policy *pol)
 	jeq(p, 0, L_ALLOW, L_EPERM);
 }
 
+/* At label l: argument i's low word has one of bits set? to set, else to clear. */
+static void test_arg_bits(struct prog *p, enum label l, int i, uint32_t bits, enum label set,
+                          enum label clear)
+{
+	place(p, l);
+	load_arg_low(p, i);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, bits, set, clear);
+}
+
 static void mode_checks(struct prog *p)
 {
-	place(p, L_MODE1);
-	load_arg_low(p, 1);
-	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, L_EPERM, L_ALLOW);
-	place(p, L_MODE2);
-	load_arg_low(p, 2);
-	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, L_EPERM, L_ALLOW);
+	test_arg_bits(p, L_MODE1, 1, SETID_BITS, L_EPERM, L_ALLOW);
+	test_arg_bits(p, L_MODE2, 2, SETID_BITS, L_EPERM, L_ALLOW);
 }
 
 /* open(path, flags, mode), openat(dir, path, flags, mode): the mode only
  * counts with O_CREAT or O_TMPFILE (glibc passes none otherwise). */
 static void create_checks(struct prog *p)
 {
-	place(p, L_OPEN);
-	load_arg_low(p, 1);
-	emit(p, BPF_JMP | BPF_JSET | BPF_K, CREATE_FLAGS, L_CREATE_MODE2, L_ALLOW);
-	place(p, L_CREATE_MODE2);
-	load_arg_low(p, 2);
-	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, L_EPERM, L_ALLOW);
-	place(p, L_OPENAT);
-	load_arg_low(p, 2);
-	emit(p, BPF_JMP | BPF_JSET | BPF_K, CREATE_FLAGS, L_CREATE_MODE3, L_ALLOW);
-	place(p, L_CREATE_MODE3);
-	load_arg_low(p, 3);
-	emit(p, BPF_JMP | BPF_JSET | BPF_K, SETID_BITS, L_EPERM, L_ALLOW);
+	test_arg_bits(p, L_OPEN, 1, CREATE_FLAGS, L_CREATE_MODE2, L_ALLOW);
+	test_arg_bits(p, L_CREATE_MODE2, 2, SETID_BITS, L_EPERM, L_ALLOW);
+	test_arg_bits(p, L_OPENAT, 2, CREATE_FLAGS, L_CREATE_MODE3, L_ALLOW);
+	test_arg_bits(p, L_CREATE_MODE3, 3, SETID_BITS, L_EPERM, L_ALLOW);
 }
 
 static void load_arg_high(struct prog *p, int i)
@@ -489,12 +486,8 @@ static void socket_family_checks(struct prog *p, enum seccomp_net net)
 		 * Landlock judges ports at. Defense in depth: on 6.18 Landlock
 		 * refused it as well (tests/sandbox/net.sh passed without this);
 		 * older kernels from 6.7 on were not checked. */
-		place(p, L_SEND_FLAGS2);
-		load_arg_low(p, 2);
-		emit(p, BPF_JMP | BPF_JSET | BPF_K, MSG_FASTOPEN_, L_EACCES, L_ALLOW);
-		place(p, L_SEND_FLAGS3);
-		load_arg_low(p, 3);
-		emit(p, BPF_JMP | BPF_JSET | BPF_K, MSG_FASTOPEN_, L_EACCES, L_ALLOW);
+		test_arg_bits(p, L_SEND_FLAGS2, 2, MSG_FASTOPEN_, L_EACCES, L_ALLOW);
+		test_arg_bits(p, L_SEND_FLAGS3, 3, MSG_FASTOPEN_, L_EACCES, L_ALLOW);
 		break;
 	}
 }

@@ -143,6 +143,27 @@ static pid_t thread_group(pid_t tid)
 	return line ? (pid_t)strtol(line + 6, NULL, 10) : tid;
 }
 
+/* A process's parent, from /proc/TID/status. */
+static pid_t parent_of(pid_t tid)
+{
+	char buf[4096];
+	proc_read(tid, "status", buf, sizeof(buf));
+	const char *line = strstr(buf, "\nPPid:");
+	return line ? (pid_t)strtol(line + 7, NULL, 10) : 0;
+}
+
+/* The name of a task whose spawn event has not been taken yet (the tracer
+ * takes stops in any order): it has not exec'd, so it runs what its
+ * process, or its parent, ran when it was made, and has the name the
+ * tracer gave that one. /proc's cmdline would be wrong where the tracer
+ * named the command itself, before its first exec. */
+static char *unspawned_task_name(struct tracer *t, pid_t tid)
+{
+	pid_t tgid = thread_group(tid);
+	struct task *from = *slot(t, tgid != tid ? tgid : parent_of(tid));
+	return from && from->name ? xstrdup(from->name) : process_name(tid);
+}
+
 static void on_seccomp(pid_t tid, struct task *k)
 {
 	struct __ptrace_syscall_info info;
@@ -180,7 +201,7 @@ static void on_syscall_exit(struct tracer *t, pid_t tid, struct task *k)
 	if (k->wrapper && d->kind != SC_EXEC)
 		return;
 	if (!k->name)
-		k->name = process_name(tid);
+		k->name = unspawned_task_name(t, tid);
 	trace_judge(tid, thread_group(tid), k->name, k->tool, d, k->args, err, t->log);
 }
 
@@ -303,7 +324,7 @@ static bool on_sigsys(struct tracer *t, pid_t tid, struct task *k)
 	if (!set_return(tid, -(long)err))
 		return false;
 	if (!k->name)
-		k->name = process_name(tid);
+		k->name = unspawned_task_name(t, tid);
 	trace_judge_seccomp(tid, thread_group(tid), k->name, k->tool, si.si_arch, si.si_syscall,
 	                    args, err, t->log);
 	return true;

@@ -20,15 +20,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "sandbox/syscalls.h"
 #include "trace/linux.h"
-
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#else
-#error "moat --trace does not know this architecture yet"
-#endif
 
 const struct sc_desc trace_syscalls[] = {
 #ifdef SYS_open

@@ -31,18 +31,33 @@
 	 LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER |       \
 	 LL_FS_TRUNCATE | LL_FS_RESOLVE_UNIX)
 
+/* Everything moat can ask of Landlock, less what this ABI lacks, in one
+ * place (as the kernel's samples/landlock/sandboxer.c does). */
+struct ll_ruleset_attr landlock_attr_for_abi(int abi)
+{
+	struct ll_ruleset_attr a = {
+	    .handled_access_fs = ((LL_FS_MAKE_SYM << 1) - 1) | LL_FS_REFER | LL_FS_TRUNCATE |
+	                         LL_FS_IOCTL_DEV | LL_FS_RESOLVE_UNIX,
+	    .handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP,
+	    .scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL,
+	};
+	switch (abi) {
+	case 1: a.handled_access_fs &= ~LL_FS_REFER;     /* fall through */
+	case 2: a.handled_access_fs &= ~LL_FS_TRUNCATE;  /* fall through */
+	case 3: a.handled_access_net = 0;                /* fall through */
+	case 4: a.handled_access_fs &= ~LL_FS_IOCTL_DEV; /* fall through */
+	case 5: a.scoped = 0;                            /* fall through */
+	case 6:
+	case 7:
+	case 8: a.handled_access_fs &= ~LL_FS_RESOLVE_UNIX; break;
+	default: break; /* 9 and later: everything above */
+	}
+	return a;
+}
+
 uint64_t landlock_fs_rights_for_abi(int abi)
 {
-	uint64_t r = (LL_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0..12 */
-	if (abi >= 2)
-		r |= LL_FS_REFER;
-	if (abi >= 3)
-		r |= LL_FS_TRUNCATE;
-	if (abi >= 5)
-		r |= LL_FS_IOCTL_DEV;
-	if (abi >= 9)
-		r |= LL_FS_RESOLVE_UNIX;
-	return r;
+	return landlock_attr_for_abi(abi).handled_access_fs;
 }
 
 uint64_t landlock_rights_for_access(unsigned access)
@@ -268,11 +283,11 @@ int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, 
 
 /* Handled on this kernel: an off or ports policy outside a network
  * namespace of the session's own (there, its loopback is all there is). */
-static uint64_t net_rights_handled(const struct profile *p, const struct sandbox_support *s)
+/* Landlock judges ports for a ports or off policy outside a network
+ * namespace of the session's own; otherwise it is left the network. */
+static bool net_handled(const struct profile *p)
 {
-	if (p->net.level == NET_OPEN || p->net_own_ns || s->abi < LL_ABI_NET_TCP)
-		return 0;
-	return LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+	return p->net.level != NET_OPEN && !p->net_own_ns;
 }
 
 static int add_port_rule(int ruleset, uint64_t right, uint16_t port, struct error *err)
@@ -310,11 +325,12 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int 
 {
 	if (sandbox_net_check(p, s, err) < 0)
 		return -1;
-	struct ll_ruleset_attr attr = {.handled_access_fs = landlock_fs_rights_for_abi(s->abi),
-	                               .handled_access_net = net_rights_handled(p, s)};
-	if (s->abi >= 6)
-		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
-	size_t size = s->abi >= 6 ? sizeof(attr) : s->abi >= 4 ? 16 : 8;
+	struct ll_ruleset_attr attr = landlock_attr_for_abi(s->abi);
+	if (!net_handled(p))
+		attr.handled_access_net = 0;
+	/* The whole struct on every ABI: the kernel takes fields it does not
+	 * know as long as they are zero, and they are. */
+	size_t size = sizeof(attr);
 	cleanup_close int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (ruleset < 0)
 		return error_set(err, "cannot create the Landlock ruleset: %s", strerror(errno));

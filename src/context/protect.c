@@ -186,7 +186,7 @@ static void protect_named(struct scan *sc, const char *path, bool is_dir)
 		return;
 	}
 	struct error ignored;
-	cleanup_free char *canon = context_canonical_prefix(path, &ignored);
+	cleanup_free char *canon = fs_canonical_prefix(path, &ignored);
 	/* A ".." left below the deepest existing directory could lead
 	 * anywhere: such a path is not made. */
 	if (canon && !path_refusal(canon) && strcmp(canon, sc->p->root) != 0 &&
@@ -444,7 +444,7 @@ static void protect_listed(const struct context *c, const struct config *cfg, st
 			continue;
 		}
 		struct error ignored;
-		char *canon = context_canonical_prefix(path, &ignored);
+		char *canon = fs_canonical_prefix(path, &ignored);
 		if (!canon || path_refusal(canon) || !exposed(p, canon)) {
 			free(canon);
 			continue;

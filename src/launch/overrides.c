@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/envvars.h"
+#include "base/fs.h"
 #include "base/path.h"
 #include "context/context.h"
 #include "context/writable.h"
@@ -65,7 +66,7 @@ int overrides_check_home(const struct env_overrides *o, const struct profile *p,
 	const char *home_override = o->home;
 	if (!home_override)
 		return 0;
-	cleanup_free char *canon = context_canonical_prefix(home_override, err);
+	cleanup_free char *canon = fs_canonical_prefix(home_override, err);
 	if (!canon)
 		return -1;
 	if (profile_allows_write(p, canon))

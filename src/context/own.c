@@ -150,8 +150,8 @@ static const char *way_out(enum own_kind kind)
 	case OWN_CONFIG: return "keep config.zon where nothing sandboxed writes (XDG_CONFIG_HOME)";
 	case OWN_STATE: return "keep moat's state where nothing sandboxed writes (XDG_STATE_HOME)";
 	case OWN_DATA:
-		return "keep shells where nothing sandboxed writes (XDG_DATA_HOME, "
-		       "MOAT_SHELLS_PATH)";
+		return "keep shells where nothing sandboxed writes (XDG_DATA_HOME, " ENV_SHELLS_PATH
+		       ")";
 	case OWN_BINARY:
 	default:
 		return "install moat where nothing sandboxed writes (make install PREFIX=...), "

@@ -31,20 +31,19 @@ static int make_tmpdir(const struct context *c, struct error *err)
 	                               ? fcntl(c->root_fd, F_DUPFD_CLOEXEC, 0)
 	                               : openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		return error_set(err, "cannot open '%s': %s", root, strerror(errno));
+		return error_errno(err, "cannot open '%s'", root);
 	if (mkdirat(rootfd, ".moat", 0755) < 0 && errno != EEXIST)
-		return error_set(err, "cannot create '%s/.moat': %s", root, strerror(errno));
+		return error_errno(err, "cannot create '%s/.moat'", root);
 	cleanup_close int moatfd =
 	    openat(rootfd, ".moat", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (moatfd < 0)
-		return error_set(err, "cannot open '%s/.moat': %s", root, strerror(errno));
+		return error_errno(err, "cannot open '%s/.moat'", root);
 	if (mkdirat(moatfd, "tmp", 0700) < 0 && errno != EEXIST)
-		return error_set(err, "cannot create '%s/.moat/tmp': %s", root, strerror(errno));
+		return error_errno(err, "cannot create '%s/.moat/tmp'", root);
 	cleanup_close int fd = openat(moatfd, ".gitignore",
 	                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 && errno != EEXIST)
-		return error_set(err, "cannot create '%s/.moat/.gitignore': %s", root,
-		                 strerror(errno));
+		return error_errno(err, "cannot create '%s/.moat/.gitignore'", root);
 	/* "*" ignores the directory's contents and the .gitignore itself. */
 	if (fd >= 0 && write(fd, "*\n", 2) != 2)
 		return error_set(err, "cannot write '%s/.moat/.gitignore'", root);

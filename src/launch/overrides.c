@@ -21,7 +21,7 @@ int overrides_collect(struct env_overrides *o, struct error *err)
 			continue;
 		const char *name = *e + prefix;
 		size_t len = (size_t)(eq - name);
-		if (!len || strncmp(name, "MOAT_", 5) == 0) {
+		if (!len || strncmp(name, ENV_PREFIX, strlen(ENV_PREFIX)) == 0) {
 			error_set(err, "refusing %.*s: it would change moat's own settings",
 			          (int)(eq - *e), *e);
 			overrides_free(o);
@@ -32,7 +32,7 @@ int overrides_collect(struct env_overrides *o, struct error *err)
 		if (strcmp(o->vars[o->n - 1].name, "HOME") != 0)
 			continue;
 		if (eq[1] != '/') {
-			error_set(err, "MOAT_ENV_HOME=%s is not an absolute path", eq + 1);
+			error_set(err, ENV_HOME_OVERRIDE "=%s is not an absolute path", eq + 1);
 			overrides_free(o);
 			return -1;
 		}
@@ -71,7 +71,7 @@ int overrides_check_home(const struct env_overrides *o, const struct profile *p,
 		return -1;
 	if (profile_allows_write(p, canon))
 		return 0;
-	error_set(err, "MOAT_ENV_HOME=%s is not writable in the sandbox", home_override);
+	error_set(err, ENV_HOME_OVERRIDE "=%s is not writable in the sandbox", home_override);
 	/* Both ways out pasteable as printed: the root's real path, since
 	 * $MOAT_ROOT is set only inside the sandbox. A value under /.moat is
 	 * that variable expanded empty outside it: granting it is nonsense. */

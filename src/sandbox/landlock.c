@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/envvars.h"
 #include "base/platform.h"
 #include "base/strbuf.h"
 #include "sandbox/caps.h"
@@ -183,8 +184,7 @@ static int add_rule(int ruleset, const struct rule *r, const struct profile *p, 
 		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP ||
 		    errno == EXDEV)
 			return 0;
-		return error_set(err, "cannot open '%s' for the sandbox: %s", r->path,
-		                 strerror(errno));
+		return error_errno(err, "cannot open '%s' for the sandbox", r->path);
 	}
 	uint64_t rights = landlock_rights_for_access(r->access) & handled, got;
 	/* A device's rule asks a file's rights at once: asked a directory's,
@@ -194,8 +194,7 @@ static int add_rule(int ruleset, const struct rule *r, const struct profile *p, 
 	if (!rights)
 		return 0;
 	if (add_path_rule(ruleset, fd, rights, &got) < 0)
-		return error_set(err, "cannot add a sandbox rule for '%s': %s", r->path,
-		                 strerror(errno));
+		return error_errno(err, "cannot add a sandbox rule for '%s'", r->path);
 	if (got)
 		landlock_note("rule", r->path, got);
 	return got == rights && (got & ~LL_FS_FILE_RIGHTS);
@@ -294,8 +293,7 @@ static int add_port_rule(int ruleset, uint64_t right, uint16_t port, struct erro
 {
 	struct ll_net_port_attr np = {.allowed_access = right, .port = port};
 	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0) < 0)
-		return error_set(err, "cannot add a sandbox rule for port %u: %s", port,
-		                 strerror(errno));
+		return error_errno(err, "cannot add a sandbox rule for port %u", port);
 	landlock_note(right == LL_NET_BIND_TCP ? "net-bind" : "net-connect", NULL, port);
 	return 0;
 }
@@ -333,7 +331,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int 
 	size_t size = sizeof(attr);
 	cleanup_close int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (ruleset < 0)
-		return error_set(err, "cannot create the Landlock ruleset: %s", strerror(errno));
+		return error_errno(err, "cannot create the Landlock ruleset");
 	landlock_note("abi", NULL, (uint64_t)s->abi);
 	landlock_note("handled", NULL, attr.handled_access_fs);
 	landlock_note("scoped", NULL, attr.scoped);
@@ -364,7 +362,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int 
 	if (caps_drop_dangerous(err) < 0)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return error_set(err, "cannot set no_new_privs: %s", strerror(errno));
+		return error_errno(err, "cannot set no_new_privs");
 	struct seccomp_policy policy = seccomp_policy_for(s->abi, profile_has_sockets(p));
 	policy.deny_tty_takeover = !p->job_control;
 	policy.net = seccomp_net_for(p);
@@ -375,7 +373,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int 
 	if (seccomp_install(&policy, err) < 0)
 		return -1;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
-		return error_set(err, "cannot apply the Landlock ruleset: %s", strerror(errno));
+		return error_errno(err, "cannot apply the Landlock ruleset");
 	return 0;
 }
 
@@ -404,7 +402,7 @@ static bool refused(const char *path)
 
 bool sandbox_already_confined(const char *root, const char *home)
 {
-	const char *hint = getenv(MOAT_SANDBOX_ENV);
+	const char *hint = getenv(ENV_SANDBOX);
 	if (!hint || strcmp(hint, root) != 0)
 		return false;
 	/* The kernel's word: no_new_privs and a seccomp filter are set, "/" (which

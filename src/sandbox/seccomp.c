@@ -550,6 +550,6 @@ int seccomp_install(const struct seccomp_policy *policy, struct error *err)
 		return error_set(err, "cannot build the seccomp filter (a moat bug)");
 	struct sock_fprog prog = {.len = (unsigned short)p.n, .filter = p.insn};
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-		return error_set(err, "cannot install the seccomp filter: %s", strerror(errno));
+		return error_errno(err, "cannot install the seccomp filter");
 	return 0;
 }

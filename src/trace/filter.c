@@ -107,7 +107,7 @@ int trace_filter_install(struct error *err)
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-		return error_set(err, "cannot install the trace filter: %s", strerror(errno));
+		return error_errno(err, "cannot install the trace filter");
 	return 0;
 }
 #endif

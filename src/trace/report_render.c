@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/envvars.h"
 #include "base/path.h"
 #include "report/json.h"
 #include "report/profile_view.h"
@@ -197,7 +198,7 @@ static void render_suggestions(const struct report *r, const struct profile *p,
 		/* The real path: $MOAT_ROOT is set only inside the sandbox, and
 		 * pasted outside it would name /.moat/home. */
 		cleanup_free char *home = path_join(p->root, ".moat/home");
-		cleanup_free char *assign = xasprintf("MOAT_ENV_HOME=%s", home);
+		cleanup_free char *assign = xasprintf(ENV_HOME_OVERRIDE "=%s", home);
 		sb_adds(
 		    out,
 		    "hint: a tool that keeps its cache or config under your home directory is "
@@ -382,7 +383,7 @@ void trace_report_json(const struct trace_log *log, const struct profile *p,
 		            "a tool that keeps its cache or config under your home "
 		            "directory is usually better served by a home inside the "
 		            "project than by a grant");
-		json_string(&j, "env", "MOAT_ENV_HOME");
+		json_string(&j, "env", ENV_HOME_OVERRIDE);
 		json_string(&j, "value", home);
 		json_end_object(&j);
 	}

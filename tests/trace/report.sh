@@ -110,7 +110,7 @@ trace "$HOME/tool"
 [ "$rc" = 126 ] && ok "a command the sandbox will not run is 126" || not_ok "a command the sandbox will not run is 126 (got $rc)"
 expect_report "its exec is reported" "^ tool\[N\] exec $HOME/tool$"
 expect_report "the grant is the file" "^ moat allow tool ~/tool --exec$"
-expect_no_out "and no hint suggests \$HOME" "^hint: .*moat allow tool $HOME --exec"
+expect_no_out "and no hint suggests \$HOME" 126 "^hint: .*moat allow tool $HOME --exec"
 
 # 8-bit controls (issue 19, item 3): a sandboxed process names itself with
 # C1 and bidi controls; they reach the report as text, in the denial line

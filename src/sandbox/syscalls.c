@@ -30,7 +30,7 @@
 #define SYS_truncate64 NO_NR
 #endif
 
-#define ROW(name, check, explain, what) {#name, SYS_##name, check, explain, what},
+#define ROW(name, check, explain, what, why) {#name, SYS_##name, check, explain, what, why},
 const struct refused_call refused_calls[REFUSED_CALLS_COUNT] = {REFUSED_CALLS(ROW)};
 
 const struct refused_call *refused_call_find(uint32_t arch, uint32_t nr)

@@ -64,54 +64,76 @@ enum refusal_explain {
 	EX_FCHMODAT, /* dirfd, path, mode */
 };
 
-/* X(name, check, explain, what): name is the system call's, as in the
+/* Why no setting allows a refused call, as --trace says it; NULL where
+ * --trace explains by the call's arguments (trace/report.c). */
+#define WHY_KERNEL   "kernel powers (modules, kexec, raw I/O ports, BPF) are refused in every sandbox"
+#define WHY_HANDLE   "opening a file by handle would bypass every path rule"
+#define WHY_FANOTIFY "watching files by inode would see past every path rule; inotify works"
+#define WHY_KEYS                                                                                   \
+	"the kernel keyrings are shared with your processes and have no path, so the sandbox "     \
+	"answers as a kernel without them"
+#define WHY_SETID                                                                                  \
+	"set-user-ID and set-group-ID bits cannot be set inside moat (Landlock does not judge "    \
+	"chmod, so root could make any binary on the host setuid)"
+#define WHY_ABSENT "the sandbox answers as a kernel without it; callers use the plain calls"
+#define WHY_OTHERS "calls on another process, which Landlock does not judge, are refused"
+#define WHY_PGRP                                                                                   \
+	"moat run and wrapped tools keep a process from joining another process group of the "     \
+	"terminal; an interactive shell belongs in moat shell"
+#define WHY_TRUNCATE                                                                               \
+	"Landlock below ABI 3 cannot judge truncate() by path, so it is refused everywhere; "      \
+	"ftruncate() and open(O_TRUNC) work"
+#define WHY_FASTOPEN "a TCP Fast Open send connects without connect(), where the ports are judged"
+
+/* X(name, check, explain, what, why): name is the system call's, as in the
  * kernel's headers and docs/security.md. */
 #define REFUSED_CALLS(X)                                                                           \
-	X(ioctl, RC_IOCTL, EX_IOCTL, "ioctl")                                                      \
-	X(open_by_handle_at, RC_EPERM, EX_WHAT, "open_by_handle_at")                               \
-	X(init_module, RC_EPERM, EX_WHAT, "init_module")                                           \
-	X(finit_module, RC_EPERM, EX_WHAT, "finit_module")                                         \
-	X(delete_module, RC_EPERM, EX_WHAT, "delete_module")                                       \
-	X(kexec_load, RC_EPERM, EX_WHAT, "kexec_load")                                             \
-	X(kexec_file_load, RC_EPERM, EX_WHAT, "kexec_file_load")                                   \
-	X(iopl, RC_EPERM, EX_WHAT, "iopl")                                                         \
-	X(ioperm, RC_EPERM, EX_WHAT, "ioperm")                                                     \
-	X(bpf, RC_EPERM, EX_WHAT, "bpf")                                                           \
-	X(fanotify_init, RC_EPERM, EX_WHAT, "fanotify_init")                                       \
-	X(add_key, RC_ENOSYS, EX_WHAT, "add_key")                                                  \
-	X(request_key, RC_ENOSYS, EX_WHAT, "request_key")                                          \
-	X(keyctl, RC_ENOSYS, EX_WHAT, "keyctl")                                                    \
-	X(chmod, RC_MODE_ARG1, EX_CHMOD, "chmod")                                                  \
-	X(fchmod, RC_MODE_ARG1, EX_FCHMOD, "fchmod")                                               \
-	X(fchmodat, RC_MODE_ARG2, EX_FCHMODAT, "fchmodat")                                         \
-	X(fchmodat2, RC_MODE_ARG2, EX_FCHMODAT, "fchmodat2")                                       \
-	X(creat, RC_MODE_ARG1, EX_WHAT, "creat with a set-id mode")                                \
-	X(mknod, RC_MODE_ARG1, EX_WHAT, "mknod with a set-id mode")                                \
-	X(mknodat, RC_MODE_ARG2, EX_WHAT, "mknodat with a set-id mode")                            \
-	X(open, RC_OPEN, EX_WHAT, "open with a set-id mode")                                       \
-	X(openat, RC_OPENAT, EX_WHAT, "openat with a set-id mode")                                 \
-	X(openat2, RC_UNAVAILABLE, EX_WHAT, "openat2")                                             \
-	X(io_uring_setup, RC_UNAVAILABLE, EX_WHAT, "io_uring_setup")                               \
-	X(io_uring_enter, RC_UNAVAILABLE, EX_WHAT, "io_uring_enter")                               \
-	X(io_uring_register, RC_UNAVAILABLE, EX_WHAT, "io_uring_register")                         \
-	X(prlimit64, RC_PRLIMIT, EX_WHAT, "prlimit64 on another process")                          \
-	X(setpriority, RC_SETPRIO, EX_WHAT, "setpriority on another process")                      \
-	X(ioprio_set, RC_IOPRIO, EX_WHAT, "ioprio_set on another process")                         \
-	X(setpgid, RC_SETPGID, EX_WHAT, "setpgid into another process group")                      \
+	X(ioctl, RC_IOCTL, EX_IOCTL, "ioctl", NULL)                                                \
+	X(open_by_handle_at, RC_EPERM, EX_WHAT, "open_by_handle_at", WHY_HANDLE)                   \
+	X(init_module, RC_EPERM, EX_WHAT, "init_module", WHY_KERNEL)                               \
+	X(finit_module, RC_EPERM, EX_WHAT, "finit_module", WHY_KERNEL)                             \
+	X(delete_module, RC_EPERM, EX_WHAT, "delete_module", WHY_KERNEL)                           \
+	X(kexec_load, RC_EPERM, EX_WHAT, "kexec_load", WHY_KERNEL)                                 \
+	X(kexec_file_load, RC_EPERM, EX_WHAT, "kexec_file_load", WHY_KERNEL)                       \
+	X(iopl, RC_EPERM, EX_WHAT, "iopl", WHY_KERNEL)                                             \
+	X(ioperm, RC_EPERM, EX_WHAT, "ioperm", WHY_KERNEL)                                         \
+	X(bpf, RC_EPERM, EX_WHAT, "bpf", WHY_KERNEL)                                               \
+	X(fanotify_init, RC_EPERM, EX_WHAT, "fanotify_init", WHY_FANOTIFY)                         \
+	X(add_key, RC_ENOSYS, EX_WHAT, "add_key", WHY_KEYS)                                        \
+	X(request_key, RC_ENOSYS, EX_WHAT, "request_key", WHY_KEYS)                                \
+	X(keyctl, RC_ENOSYS, EX_WHAT, "keyctl", WHY_KEYS)                                          \
+	X(chmod, RC_MODE_ARG1, EX_CHMOD, "chmod", NULL)                                            \
+	X(fchmod, RC_MODE_ARG1, EX_FCHMOD, "fchmod", NULL)                                         \
+	X(fchmodat, RC_MODE_ARG2, EX_FCHMODAT, "fchmodat", NULL)                                   \
+	X(fchmodat2, RC_MODE_ARG2, EX_FCHMODAT, "fchmodat2", NULL)                                 \
+	X(creat, RC_MODE_ARG1, EX_WHAT, "creat with a set-id mode", WHY_SETID)                     \
+	X(mknod, RC_MODE_ARG1, EX_WHAT, "mknod with a set-id mode", WHY_SETID)                     \
+	X(mknodat, RC_MODE_ARG2, EX_WHAT, "mknodat with a set-id mode", WHY_SETID)                 \
+	X(open, RC_OPEN, EX_WHAT, "open with a set-id mode", WHY_SETID)                            \
+	X(openat, RC_OPENAT, EX_WHAT, "openat with a set-id mode", WHY_SETID)                      \
+	X(openat2, RC_UNAVAILABLE, EX_WHAT, "openat2", WHY_ABSENT)                                 \
+	X(io_uring_setup, RC_UNAVAILABLE, EX_WHAT, "io_uring_setup", WHY_ABSENT)                   \
+	X(io_uring_enter, RC_UNAVAILABLE, EX_WHAT, "io_uring_enter", WHY_ABSENT)                   \
+	X(io_uring_register, RC_UNAVAILABLE, EX_WHAT, "io_uring_register", WHY_ABSENT)             \
+	X(prlimit64, RC_PRLIMIT, EX_WHAT, "prlimit64 on another process", WHY_OTHERS)              \
+	X(setpriority, RC_SETPRIO, EX_WHAT, "setpriority on another process", WHY_OTHERS)          \
+	X(ioprio_set, RC_IOPRIO, EX_WHAT, "ioprio_set on another process", WHY_OTHERS)             \
+	X(setpgid, RC_SETPGID, EX_WHAT, "setpgid into another process group", WHY_PGRP)            \
 	X(truncate, RC_PATH_TRUNCATE, EX_WHAT,                                                     \
-	  "truncate by path (Landlock below ABI 3 cannot judge it)")                               \
+	  "truncate by path (Landlock below ABI 3 cannot judge it)", WHY_TRUNCATE)                 \
 	X(truncate64, RC_PATH_TRUNCATE, EX_WHAT,                                                   \
-	  "truncate64 by path (Landlock below ABI 3 cannot judge it)")                             \
-	X(socket, RC_SOCKET, EX_SOCKET, "socket")                                                  \
-	X(socketpair, RC_SOCKETPAIR, EX_SOCKETPAIR, "socketpair")                                  \
-	X(socketcall, RC_SOCKETCALL, EX_SOCKETCALL, "socketcall")                                  \
-	X(sendto, RC_SEND_FLAGS3, EX_WHAT, "sendto with MSG_FASTOPEN (a connect without connect)") \
+	  "truncate64 by path (Landlock below ABI 3 cannot judge it)", WHY_TRUNCATE)               \
+	X(socket, RC_SOCKET, EX_SOCKET, "socket", NULL)                                            \
+	X(socketpair, RC_SOCKETPAIR, EX_SOCKETPAIR, "socketpair", NULL)                            \
+	X(socketcall, RC_SOCKETCALL, EX_SOCKETCALL, "socketcall", NULL)                            \
+	X(sendto, RC_SEND_FLAGS3, EX_WHAT, "sendto with MSG_FASTOPEN (a connect without connect)", \
+	  WHY_FASTOPEN)                                                                            \
 	X(sendmsg, RC_SEND_FLAGS2, EX_WHAT,                                                        \
-	  "sendmsg with MSG_FASTOPEN (a connect without connect)")                                 \
+	  "sendmsg with MSG_FASTOPEN (a connect without connect)", WHY_FASTOPEN)                   \
 	X(sendmmsg, RC_SEND_FLAGS3, EX_WHAT,                                                       \
-	  "sendmmsg with MSG_FASTOPEN (a connect without connect)")
+	  "sendmmsg with MSG_FASTOPEN (a connect without connect)", WHY_FASTOPEN)
 
-#define REFUSED_COUNT_ONE(name, check, explain, what) +1
+#define REFUSED_COUNT_ONE(name, check, explain, what, why) +1
 enum { REFUSED_CALLS_COUNT = 0 REFUSED_CALLS(REFUSED_COUNT_ONE) };
 
 struct refused_call {
@@ -120,6 +142,7 @@ struct refused_call {
 	enum refusal_check check;
 	enum refusal_explain explain;
 	const char *what;
+	const char *why; /* why nothing allows it; NULL: explained by its arguments */
 };
 
 extern const struct refused_call refused_calls[REFUSED_CALLS_COUNT];

@@ -14,9 +14,9 @@
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
-#define I386_NR(name, check, explain, what) __NR_##name,
+#define I386_NR(name, check, explain, what, why) __NR_##name,
 #else
-#define I386_NR(name, check, explain, what) NO_NR,
+#define I386_NR(name, check, explain, what, why) NO_NR,
 #endif
 
 const uint32_t refused_calls_i386[REFUSED_CALLS_COUNT] = {REFUSED_CALLS(I386_NR)};

@@ -133,8 +133,10 @@ void trace_judge_seccomp(pid_t tid, pid_t pid, const char *name, const char *too
 		         path ? " " : "", path ? path : "");
 		break;
 	case EX_WHAT:
-		if (k)
+		if (k) {
 			snprintf(detail, sizeof(detail), "%s", k->what);
+			d.why = k->why;
+		}
 		break;
 	}
 	trace_record(log, &d);

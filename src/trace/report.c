@@ -48,6 +48,7 @@ void trace_log_add(struct trace_log *log, const struct trace_denial *d)
 	    .other = dup_or_null(d->other),
 	    .detail = dup_or_null(d->detail),
 	    .err = d->err,
+	    .why = d->why,
 	};
 }
 
@@ -384,15 +385,11 @@ static const char *seccomp_why(const struct trace_denial *d)
 		       "not judge chmod, so root could make any binary on the host setuid)";
 	default: break;
 	}
-	if (strcmp(x, "add_key") == 0 || strcmp(x, "request_key") == 0 || strcmp(x, "keyctl") == 0)
-		return "the kernel keyrings are shared with your processes and have no path, so "
-		       "the "
-		       "sandbox answers as a kernel without them";
-	if (strcmp(x, "open_by_handle_at") == 0)
-		return "opening a file by handle would bypass every path rule";
+	if (d->why) /* the filter's table says (sandbox/syscalls.h) */
+		return d->why;
 	if (strncmp(x, "x32 ", 4) == 0 || strncmp(x, "unknown ", 8) == 0)
 		return "system calls of this ABI are refused outright";
-	return "kernel powers (modules, kexec, raw I/O ports, BPF) are refused in every sandbox";
+	return "the sandbox's seccomp filter refuses it (docs/security.md)";
 }
 
 static bool is_net_op(enum trace_op op)

@@ -83,6 +83,10 @@ static void check_unique(void)
 				dup_nr |= a != NO_NR && a == b;
 			}
 		}
+	bool why_missing = false;
+	for (size_t i = 0; i < REFUSED_CALLS_COUNT; i++)
+		why_missing |= refused_calls[i].explain == EX_WHAT && !refused_calls[i].why;
+	CHECK(!why_missing, "every call --trace names says why nothing allows it");
 	CHECK(!dup_name, "no call is listed twice in the refusal table");
 	CHECK(!dup_nr, "no two rows share a number, native or i386");
 	CHECK(refused_call_find(NATIVE_ARCH, refused_calls[0].nr) == &refused_calls[0],

@@ -43,6 +43,7 @@ ALL_LDFLAGS := -pie $(LDHARDEN_$(UNAME_S)) $(if $(SANITIZE),-fsanitize=$(SANITIZ
 
 # One backend per platform, chosen here rather than by #ifdef in functions.
 SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/landlock_abi.c src/sandbox/seccomp.c \
+	src/sandbox/syscalls.c src/sandbox/syscalls_i386.c \
 	src/sandbox/caps.c src/sandbox/namespaces.c src/sandbox/netns.c
 SANDBOX_Darwin := src/sandbox/seatbelt.c
 SANDBOX_SRC := $(SANDBOX_$(UNAME_S)) src/sandbox/sbpl.c

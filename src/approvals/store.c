@@ -21,6 +21,7 @@
 #include "approvals/approvals.h"
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/xdg.h"
 
 #define STORE_MAX (4u << 20)
 
@@ -258,10 +259,8 @@ size_t approvals_forget(struct approval_store *st, const char *root)
 
 char *approvals_path(const char *home)
 {
-	const char *xdg = getenv("XDG_STATE_HOME");
-	if (xdg && xdg[0] == '/')
-		return path_join(xdg, "moat/approvals");
-	return path_join(home, ".local/state/moat/approvals");
+	cleanup_free char *state = xdg_moat_dir(XDG_STATE, home);
+	return path_join(state, "approvals");
 }
 
 static int load_path(const char *path, struct approval_store *st, struct strbuf *warn,

@@ -79,7 +79,7 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	if (json && *json &&
 	    (json_fd = open(json, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) <
 	        0) {
-		error_set(err, "cannot open '%s': %s", json, strerror(errno));
+		error_errno(err, "cannot open '%s'", json);
 		return EXIT_MOAT_FAILED;
 	}
 	struct traced t = {s, cmd};

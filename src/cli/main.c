@@ -9,19 +9,6 @@
 #include "cli/cli.h"
 #include "launch/launch.h"
 
-const struct cli_option global_options[] = {
-    {.id = OPT_VERBOSE,
-     .short_name = 'v',
-     .long_name = "verbose",
-     .help = "say how shells, config and paths were resolved"},
-    {.id = OPT_QUIET,
-     .short_name = 'q',
-     .long_name = "quiet",
-     .help = "print no informational lines, only errors and warnings"},
-    {.id = OPT_HELP, .short_name = 'h', .long_name = "help", .help = "show this help"},
-    {.long_name = NULL},
-};
-
 /* moat itself, for the options before a command name. */
 static const struct cli_option moat_options[] = {
     {.id = OPT_VERSION, .long_name = "version", .help = "print moat's version"},
@@ -363,7 +350,8 @@ int main(int argc, char **argv)
 	struct cli_args a;
 	int i = argc;
 	/* moat's own options, up to the command name. */
-	int rc = cli_parse(&moat_command, argc, argv, &a, &g, &i);
+	struct error err = {0};
+	int rc = cli_parse(&moat_command, argc, argv, &a, &g, &i, &err);
 	bool version = a.given[OPT_VERSION];
 	cli_args_free(&a);
 	if (rc == 1) {
@@ -374,7 +362,7 @@ int main(int argc, char **argv)
 		return cli_finish(0);
 	}
 	if (rc != 0)
-		return rc;
+		return cli_usage_error(&moat_command, "%s", err.msg);
 	if (i == argc) {
 		print_help(stderr);
 		return EXIT_USAGE;
@@ -385,7 +373,7 @@ int main(int argc, char **argv)
 		        argv[i]);
 		return EXIT_USAGE;
 	}
-	rc = cli_parse(cmd, argc - i, argv + i, &a, &g, NULL);
+	rc = cli_parse(cmd, argc - i, argv + i, &a, &g, NULL, &err);
 	g.here = a.given[OPT_HERE];
 	g.prog = argv[0];
 	if (rc == 0) {
@@ -395,6 +383,8 @@ int main(int argc, char **argv)
 	} else if (rc == 1) {
 		cli_print_command_help(stdout, cmd);
 		rc = 0;
+	} else {
+		rc = cli_usage_error(cmd, "%s", err.msg);
 	}
 	cli_args_free(&a);
 	return cli_finish(rc);

@@ -357,28 +357,3 @@ int context_build_profile(const struct context *c, enum platform platform, struc
 	};
 	return profile_build(&in, out, err);
 }
-
-char *context_canonical_prefix(const char *path, struct error *err)
-{
-	if (path[0] != '/') {
-		error_set(err, "'%s' is not an absolute path", path);
-		return NULL;
-	}
-	cleanup_free char *norm = path_normalize(path);
-	/* head is always a prefix of norm: shorten it until it exists ("/" does). */
-	cleanup_free char *head = xstrdup(norm);
-	for (;;) {
-		cleanup_free char *canon = platform_canonical_path(head);
-		if (canon) {
-			const char *rest = norm + strlen(head);
-			if (strcmp(canon, "/") == 0)
-				return xasprintf("/%s", rest + (*rest == '/'));
-			return xasprintf("%s%s", canon, rest);
-		}
-		char *slash = strrchr(head, '/');
-		if (slash == head)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-}

@@ -95,10 +95,6 @@ enum platform context_platform(void);
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
                           struct error *err);
 
-/* The canonical form of a path that may not exist yet: its deepest existing
- * ancestor resolved, the rest appended. Caller frees; NULL + err if relative. */
-char *context_canonical_prefix(const char *path, struct error *err);
-
 /* Resolve path (absolute) to the canonical form the sandbox will use, as
  * realpath would, but refuse a symlink that lies inside one of the writable
  * areas (canonical: the root, write grants): sandboxed code could have
@@ -117,7 +113,7 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 /* As context_resolve_unplanted, but a path that does not exist yet gets the
  * canonical form it will have: its deepest existing ancestor, resolved and
  * judged as above, with the missing rest appended (as
- * context_canonical_prefix, which judges nothing). For Seatbelt, which rules
+ * fs_canonical_prefix, which judges nothing). For Seatbelt, which rules
  * on a path before it exists; Landlock gives such a path no rule. *canon is
  * still NULL for a loop of links, a missing part under a file (ENOTDIR) or a
  * ".." after the missing part. */

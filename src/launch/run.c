@@ -92,7 +92,7 @@ static void start_tool(struct launch *l, const struct relay *r, char **argv, int
 	struct error err = {0};
 	struct relay own = *r;
 	if (relay_attach(&own) < 0) {
-		error_set(&err, "cannot give the sandbox its own terminal: %s", strerror(errno));
+		error_errno(&err, "cannot give the sandbox its own terminal");
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
@@ -309,7 +309,7 @@ static int supervisor(void *data)
 	if (!isolated)
 		platform_become_subreaper();
 	if (relay_take_terminal(r) < 0) {
-		error_set(&err, "cannot give the sandbox its own terminal: %s", strerror(errno));
+		error_errno(&err, "cannot give the sandbox its own terminal");
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
@@ -337,7 +337,7 @@ static int supervisor(void *data)
 	if (r->slave >= 0)
 		close(r->slave), close(r->master);
 	if (tool < 0) {
-		error_set(&err, "cannot start the tool: %s", strerror(errno));
+		error_errno(&err, "cannot start the tool");
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
@@ -499,7 +499,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	if (relay_open(&r, err) < 0 || platform_pipe_cloexec(ch.events) < 0 ||
 	    platform_pipe_cloexec(ch.control) < 0) {
 		if (!err->msg[0])
-			error_set(err, "cannot start the session: %s", strerror(errno));
+			error_errno(err, "cannot start the session");
 		relay_finish(&r);
 		return EXIT_MOAT_FAILED;
 	}

@@ -157,10 +157,6 @@ struct profile_input {
 	size_t ngit;
 };
 
-/* The environment variable moat sets inside every sandbox it makes, holding
- * the root. It is a hint, never proof: see sandbox_already_confined(). */
-#define MOAT_SANDBOX_ENV "MOAT_SANDBOX"
-
 /* Build the profile. Refuses a root that is HOME or one of its ancestors and
  * grants that are, or that path_refusal() rejects. Returns 0 or -1 + err. */
 int profile_build(const struct profile_input *in, struct profile *out, struct error *err);

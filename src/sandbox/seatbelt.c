@@ -5,6 +5,7 @@
  * the Linux CI: everything that can be shared (rendering, parameters, finding
  * the line a compile error names) lives in sbpl.c and is tested there, so
  * this file only loads the library and calls it. */
+#include "base/envvars.h"
 #include "sandbox/sandbox.h"
 
 #include <dlfcn.h>
@@ -224,7 +225,7 @@ int sandbox_protect(const struct profile *p, struct error *err)
 
 bool sandbox_already_confined(const char *root, const char *home)
 {
-	const char *hint = getenv(MOAT_SANDBOX_ENV);
+	const char *hint = getenv(ENV_SANDBOX);
 	if (!hint || strcmp(hint, root) != 0)
 		return false;
 	/* Seatbelt applies one profile per process, so a wrapper inside `moat

@@ -469,7 +469,7 @@ static int trace_loop(struct tracer *t, struct error *err)
 				continue;
 			if (errno == ECHILD)
 				return 0;
-			return error_set(err, "cannot wait for the command: %s", strerror(errno));
+			return error_errno(err, "cannot wait for the command");
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			task_drop(t, tid);
@@ -508,7 +508,7 @@ static void child_main(const struct trace_opts *o, int go_fd, int report_fd)
 	 * and go unseen. */
 	seccomp_report_to_tracer();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		error_set(&err, "cannot set no_new_privs: %s", strerror(errno));
+		error_errno(&err, "cannot set no_new_privs");
 	else
 		trace_filter_install(&err);
 	if (err.msg[0]) {
@@ -526,7 +526,7 @@ static int seize(pid_t pid, struct error *err)
 	            PTRACE_O_EXITKILL;
 	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)opts) == 0)
 		return 0;
-	error_set(err, "cannot trace the command: %s", strerror(errno));
+	error_errno(err, "cannot trace the command");
 	if (errno == EPERM)
 		error_hint(err, "ptrace is restricted here: kernel.yama.ptrace_scope, a "
 		                "container's seccomp profile, or moat itself being traced");
@@ -538,11 +538,11 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
 {
 	int go[2], report[2];
 	if (pipe2(go, O_CLOEXEC) < 0)
-		return error_set(err, "cannot make a pipe: %s", strerror(errno));
+		return error_errno(err, "cannot make a pipe");
 	if (pipe2(report, O_CLOEXEC) < 0) {
 		close(go[0]);
 		close(go[1]);
-		return error_set(err, "cannot make a pipe: %s", strerror(errno));
+		return error_errno(err, "cannot make a pipe");
 	}
 	fflush(NULL);
 	pid_t pid = fork();
@@ -555,7 +555,7 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
 	close(report[1]);
 	if (pid < 0 || seize(pid, err) < 0) {
 		if (pid < 0)
-			error_set(err, "cannot start the command: %s", strerror(errno));
+			error_errno(err, "cannot start the command");
 		close(go[1]);
 		close(report[0]);
 		if (pid > 0) {

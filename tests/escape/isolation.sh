@@ -66,7 +66,7 @@ n=$(grep -c '^[0-9][0-9]*$' "$T/.out")
 [ "$n" -le 5 ] && ok "/proc inside shows only the sandbox's processes ($n)" ||
 	not_ok "/proc inside shows only the sandbox's processes (it shows $n)"
 expect_ok "ps works inside" "$MOAT" run -- ps -e
-expect_no_out "and lists no process from outside" 'xproc|pty_session'
+expect_no_out "and lists no process from outside" 0 'xproc|pty_session'
 
 # Left behind as a daemon would: SIGHUP ignored, off the terminal, one of
 # them in a session of its own.
@@ -608,7 +608,7 @@ fi
 decoy=${TMPDECOY##*/}
 run "$MOAT" run -- sh -c 'ls -A /tmp && echo LS-OK'
 expect_out "moat run: /tmp can be listed inside" '^LS-OK$'
-expect_no_out "and the host's decoy is not there" "$decoy"
+expect_no_out "and the host's decoy is not there" 0 "$decoy"
 # What may show: the first step of the way to each path of the profile under
 # /tmp (the root, a shell, moat-wrapper), which stay where they are.
 "$MOAT" profile 2>/dev/null | awk '{print $1}' | sed -n 's|^/tmp/\([^/]*\).*|\1|p' | sort -u >"$T/tmp-ways"
@@ -618,7 +618,7 @@ extra=$(grep -vx -e LS-OK -f "$T/tmp-ways" "$T/tmp-listing" | tr '\n' ' ')
 	not_ok "moat run: /tmp inside is empty but for the way to the profile's paths (status $rc, also: $extra)"
 run "$MOAT" run -- cat "$TMPDECOY"
 expect_out "moat run: the decoy's path does not exist inside (a tmpfs, not a denial)" 'No such file or directory'
-expect_no_out "and its content never shows" 'TMP-DECOY'
+expect_no_out "and its content never shows" failed 'TMP-DECOY'
 inside=moat-inside-$$-$RANDOM
 run "$MOAT" run -- sh -c "echo IN >/tmp/$inside && cat /tmp/$inside && echo IN >/var/tmp/$inside && cat /var/tmp/$inside"
 [ "$rc" -eq 0 ] && [ "$(grep -c '^IN$' "$T/.out")" = 2 ] && ok "moat run: /tmp and /var/tmp are writable inside" ||
@@ -810,7 +810,7 @@ if "$HELPERS/xproc" mq-send "$mq" MQ-SECRET >/dev/null 2>&1; then
 			{ not_ok "$(label "$how"): refused: the user's POSIX message queue" && _show "$how" mq; }
 	done
 	run "$MOAT" run -- sh -c 'ls -A /dev/mqueue 2>&1'
-	expect_no_out "moat run: and /dev/mqueue inside does not list it" "$mq"
+	expect_no_out "moat run: and /dev/mqueue inside does not list it" ran "$mq"
 else
 	skip "prerequisite: no POSIX message queues here"
 fi

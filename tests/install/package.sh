@@ -83,7 +83,7 @@ smoke() {
 		{ not_ok "$what: control: plain cat reads the decoy key" && _show cat; }
 	expect_denied "$what: the wrapped cat is denied the decoy key" \
 		as_nobody env MOAT_ROOT="$NH/proj" "$tools/cat" "$NH/.ssh/id_rsa"
-	expect_no_out "$what: and shows none of it" DECOY
+	expect_no_out "$what: and shows none of it" failed DECOY
 }
 
 # --- the Debian package ------------------------------------------------------

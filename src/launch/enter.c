@@ -15,6 +15,7 @@
 #include "launch/launch.h"
 #include "launch/plan.h"
 #include "launch/plantwatch.h"
+#include "launch/proxy.h"
 #include "launch/scrub.h"
 #include "shells/shells.h"
 
@@ -222,6 +223,8 @@ static int confine(struct launch *l, struct error *err)
 	    make_tmpdir(&l->ctx, err) < 0)
 		return -1;
 	apply_profile_env(&l->profile);
+	if (l->profile.net_proxy_port)
+		proxy_set_env(l->profile.net_proxy_port);
 	return 0;
 }
 
@@ -261,6 +264,29 @@ static void record_root(const struct launch *l, struct error *err)
 	error_clear(err);
 }
 
+/* A wrapped tool outside a session has no proxy: a network namespace and a
+ * proxy process for each start would cost a compiler call more than the
+ * call itself. Refused, with the session that enforces the same policy. */
+static int refuse_hosts_outside_session(const struct launch *l, char **argv, struct error *err)
+{
+	struct strbuf line = STRBUF_INIT;
+	sb_adds(&line, "moat run --net ");
+	netpolicy_format(&line, &l->profile.net, ',');
+	sb_adds(&line, " --");
+	for (char **a = argv; *a; a++) {
+		sb_addc(&line, ' ');
+		sb_add_shell_word(&line, a == argv ? l->name : *a);
+	}
+	error_set(err,
+	          "cannot limit %s's network to named hosts outside a session: that needs "
+	          "moat's proxy, which only moat run and moat shell start",
+	          l->name);
+	error_hint(err, "run it in one:  %s", line.buf);
+	sb_release(&line);
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
+}
+
 int launch_enter(struct launch *l, char **argv, struct error *err)
 {
 	/* What planning tried and got past (a pin file not there yet) is no
@@ -268,6 +294,9 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 	error_clear(err);
 	if (!l->jailbroken && !l->already_confined &&
 	    sandbox_net_check(&l->profile, &l->support, err) < 0)
+		return EXIT_MOAT_FAILED;
+	if (!l->session && !l->jailbroken && !l->already_confined &&
+	    l->profile.net.level == NET_HOSTS && refuse_hosts_outside_session(l, argv, err) < 0)
 		return EXIT_MOAT_FAILED;
 	if (l->confirm && confirm(l, err) < 0)
 		return EXIT_MOAT_FAILED;

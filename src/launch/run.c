@@ -49,6 +49,7 @@
 #include "launch/launch.h"
 #include "launch/plan.h"
 #include "launch/plantwatch.h"
+#include "launch/proxy.h"
 #include "launch/relay.h"
 
 /* What the supervisor tells moat. */
@@ -262,6 +263,26 @@ static void outlast_moat(int events)
 		;
 }
 
+/* The session's network: for off and hosts, a namespace of its own; for
+ * hosts, the proxy too, forked while the supervisor is still in the
+ * host's network namespace, then given a socket made inside the new one.
+ * Without the namespace the proxy gets nothing and exits, and the port
+ * stays 0: sandbox_apply then refuses the hosts policy. */
+static void start_network(struct launch *l)
+{
+	struct profile *p = &l->profile;
+	int proxy = p->net.level == NET_HOSTS
+	                ? proxy_start(&p->net, l->net_log_fd > 0 ? l->net_log_fd : -1)
+	                : -1;
+	sandbox_own_network(p);
+	if (proxy < 0)
+		return;
+	if (p->net_own_ns)
+		p->net_proxy_port = proxy_hand_listener(proxy);
+	else
+		close(proxy);
+}
+
 struct supervisor_args {
 	struct launch *l;
 	struct relay *r;
@@ -290,7 +311,7 @@ static int supervisor(void *data)
 	 * for another directory while the session starts cannot leave the
 	 * mounts on one tree and the grant on the other. */
 	int root_fd = platform_open_path_no_symlinks("/", l->ctx.root[1] ? l->ctx.root + 1 : ".");
-	sandbox_own_network(&l->profile);
+	start_network(l);
 	int mounts = sandbox_private_mounts(&l->profile, isolated, &err);
 	if (mounts < 0) {
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
@@ -492,8 +513,12 @@ static void warn_no_pid_namespace(const struct launch *l, int refused)
 
 int session_run(struct launch *l, char **argv, struct error *err)
 {
-	/* A descriptor to a file outside would be a hole Landlock cannot close. */
-	platform_close_from(3);
+	/* A descriptor to a file outside would be a hole Landlock cannot close.
+	 * The proxy's record of refusals alone is kept, as 3, close-on-exec:
+	 * the tool never has it. */
+	if (l->net_log_fd > 0 && l->net_log_fd != 3)
+		l->net_log_fd = dup3(l->net_log_fd, 3, O_CLOEXEC) == 3 ? 3 : 0;
+	platform_close_from(l->net_log_fd > 0 ? 4 : 3);
 	struct relay r;
 	struct channels ch;
 	if (relay_open(&r, err) < 0 || platform_pipe_cloexec(ch.events) < 0 ||

@@ -1,0 +1,34 @@
+/* The hosts policy's proxy: an HTTP proxy that runs outside the sandbox,
+ * in the host's network namespace, as a child of the session's
+ * supervisor, and accepts on a socket made inside the session's own
+ * network namespace (whose loopback is all the tool has). It allows the
+ * policy's hosts and nothing else. See docs/security.md, The network
+ * policy. */
+#ifndef MOAT_LAUNCH_PROXY_H
+#define MOAT_LAUNCH_PROXY_H
+
+#include <stdint.h>
+
+#include "profile/netpolicy.h"
+
+/* In the supervisor, still in the host's network namespace: fork the
+ * proxy, which waits for its listening socket. log_fd, when not -1, is
+ * where it records each refused host (proxy_read_refusals). Returns the
+ * descriptor to hand the socket over (proxy_hand_listener), or -1. */
+int proxy_start(const struct netpolicy *policy, int log_fd);
+
+/* In the supervisor, inside the session's network namespace: a listening
+ * socket on 127.0.0.1, sent to the proxy over chan, which this closes.
+ * The socket's port, or 0 when it could not be made or sent (the proxy
+ * then exits). */
+uint16_t proxy_hand_listener(int chan);
+
+/* In the tool's process: HTTP_PROXY and the other variables tools read to
+ * use the proxy on port. */
+void proxy_set_env(uint16_t port);
+
+/* moat's side, after the session: each host:port the proxy refused, once. */
+void proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),
+                         void *arg);
+
+#endif

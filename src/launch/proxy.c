@@ -29,7 +29,6 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/platform.h"
@@ -65,6 +64,7 @@ struct proxy {
 	struct conn *dead; /* closed during this batch of events */
 	struct sockaddr_storage own[MAX_OWN];
 	size_t nown;
+	bool own_known; /* learnt at the first connection, off the session's start */
 	unsigned long recorded[MAX_RECORDED];
 	size_t nrecorded;
 };
@@ -91,8 +91,12 @@ static bool v4_refused(uint32_t a)
 /* Loopback, link-local (the metadata address 169.254.169.254 among them),
  * unspecified, multicast, broadcast, and this machine's own addresses:
  * what a name an attacker controls could point at to reach the host. */
-static bool addr_refused(const struct proxy *px, const struct sockaddr *sa)
+static void learn_own_addresses(struct proxy *px);
+
+static bool addr_refused(struct proxy *px, const struct sockaddr *sa)
 {
+	if (!px->own_known)
+		learn_own_addresses(px);
 	for (size_t i = 0; i < px->nown; i++)
 		if (same_addr(sa, &px->own[i]))
 			return true;
@@ -114,6 +118,7 @@ static bool addr_refused(const struct proxy *px, const struct sockaddr *sa)
 static void learn_own_addresses(struct proxy *px)
 {
 	struct ifaddrs *list;
+	px->own_known = true;
 	if (getifaddrs(&list) < 0)
 		return;
 	for (struct ifaddrs *i = list; i && px->nown < MAX_OWN; i = i->ifa_next) {
@@ -555,14 +560,14 @@ static int receive_listener(int chan)
 	return fd;
 }
 
-/* Nothing of the supervisor's but the channel and the record: not the
- * terminal, not the caller's output (a `$(moat run ...)` would wait for
- * it), not the events pipe. Killed with its parent. */
+/* Nothing of moat's but the channel and the record: not the terminal,
+ * not the caller's output (a `$(moat run ...)` would wait for it). Killed
+ * with moat. */
 static void become_proxy(int *chan, int *log_fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_DUMPABLE, 0);
-	setpgid(0, 0); /* out of the terminal's signals: the supervisor passes them on */
+	setpgid(0, 0); /* out of the terminal's signals: ^C is the tool's */
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -587,7 +592,6 @@ static void serve(const struct netpolicy *policy, int chan, int log_fd)
 	if (px.listener < 0 || px.epoll < 0)
 		_exit(1);
 	fcntl(px.listener, F_SETFL, O_NONBLOCK);
-	learn_own_addresses(&px);
 	watch_fd(&px, px.listener, &px, EPOLLIN, EPOLL_CTL_ADD);
 	struct epoll_event ev[64];
 	for (;;) {
@@ -600,14 +604,12 @@ static void serve(const struct netpolicy *policy, int chan, int log_fd)
 	}
 }
 
-int proxy_start(const struct netpolicy *policy, int log_fd)
+int proxy_start(const struct netpolicy *policy, int log_fd, pid_t *pid_out)
 {
 	int sp[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		return -1;
-	/* A plain fork by system call: the supervisor may share moat's memory
-	 * (sandbox_spawn), and the proxy needs a copy of its own. */
-	long pid = syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+	pid_t pid = fork();
 	if (pid == 0) {
 		close(sp[0]);
 		become_proxy(&sp[1], &log_fd);
@@ -618,6 +620,7 @@ int proxy_start(const struct netpolicy *policy, int log_fd)
 		close(sp[0]);
 		return -1;
 	}
+	*pid_out = pid;
 	return sp[0];
 }
 

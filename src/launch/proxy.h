@@ -1,21 +1,23 @@
 /* The hosts policy's proxy: an HTTP proxy that runs outside the sandbox,
- * in the host's network namespace, as a child of the session's
- * supervisor, and accepts on a socket made inside the session's own
- * network namespace (whose loopback is all the tool has). It allows the
+ * in the host's network namespace and outside the session's PID
+ * namespace, as a child of moat, and accepts on a socket the session's
+ * supervisor made inside the session's own network namespace (whose
+ * loopback is all the tool has). It allows the
  * policy's hosts and nothing else. See docs/security.md, The network
  * policy. */
 #ifndef MOAT_LAUNCH_PROXY_H
 #define MOAT_LAUNCH_PROXY_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "profile/netpolicy.h"
 
-/* In the supervisor, still in the host's network namespace: fork the
- * proxy, which waits for its listening socket. log_fd, when not -1, is
- * where it records each refused host (proxy_read_refusals). Returns the
- * descriptor to hand the socket over (proxy_hand_listener), or -1. */
-int proxy_start(const struct netpolicy *policy, int log_fd);
+/* In moat, before the session's supervisor: fork the proxy (*pid), which
+ * waits for its listening socket. log_fd, when not -1, is where it
+ * records each refused host (proxy_read_refusals). Returns the descriptor
+ * to hand the socket over on (proxy_hand_listener), or -1. */
+int proxy_start(const struct netpolicy *policy, int log_fd, pid_t *pid);
 
 /* In the supervisor, inside the session's network namespace: a listening
  * socket on 127.0.0.1, sent to the proxy over chan, which this closes.

@@ -264,16 +264,13 @@ static void outlast_moat(int events)
 }
 
 /* The session's network: for off and hosts, a namespace of its own; for
- * hosts, the proxy too, forked while the supervisor is still in the
- * host's network namespace, then given a socket made inside the new one.
- * Without the namespace the proxy gets nothing and exits, and the port
- * stays 0: sandbox_apply then refuses the hosts policy. */
-static void start_network(struct launch *l)
+ * hosts, a socket made inside it for moat's proxy (started by moat,
+ * session_run), sent on the proxy's channel. Without the namespace the
+ * proxy gets nothing and exits, and the port stays 0: sandbox_apply then
+ * refuses the hosts policy. */
+static void start_network(struct launch *l, int proxy)
 {
 	struct profile *p = &l->profile;
-	int proxy = p->net.level == NET_HOSTS
-	                ? proxy_start(&p->net, l->net_log_fd > 0 ? l->net_log_fd : -1)
-	                : -1;
 	sandbox_own_network(p);
 	if (proxy < 0)
 		return;
@@ -289,6 +286,7 @@ struct supervisor_args {
 	char **argv;
 	const bool *isolated;
 	const struct channels *ch;
+	int proxy; /* a hosts session's channel to its proxy, or -1 */
 };
 
 /* What it reads of moat's memory, it reads before 'R'. */
@@ -311,7 +309,7 @@ static int supervisor(void *data)
 	 * for another directory while the session starts cannot leave the
 	 * mounts on one tree and the grant on the other. */
 	int root_fd = platform_open_path_no_symlinks("/", l->ctx.root[1] ? l->ctx.root + 1 : ".");
-	start_network(l);
+	start_network(l, a->proxy);
 	int mounts = sandbox_private_mounts(&l->profile, isolated, &err);
 	if (mounts < 0) {
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
@@ -511,6 +509,28 @@ static void warn_no_pid_namespace(const struct launch *l, int refused)
 	l->print_warnings(msg);
 }
 
+/* A hosts session's proxy, forked by moat before the supervisor: in the
+ * host's network, and outside the session's PID namespace, so the tool can
+ * neither see nor signal it, and the session's end does not wait for its
+ * exit (on a loaded machine, waiting for one more process to be scheduled
+ * and torn down cost `moat run` about 10 ms a session). The channel to
+ * hand it its socket, or -1. */
+static int start_proxy(struct launch *l, pid_t *pid)
+{
+	if (l->profile.net.level != NET_HOSTS)
+		return -1;
+	return proxy_start(&l->profile.net, l->net_log_fd > 0 ? l->net_log_fd : -1, pid);
+}
+
+/* Killed, not waited for: moat exits next, and init reaps it. */
+static void end_proxy(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, WNOHANG);
+}
+
 int session_run(struct launch *l, char **argv, struct error *err)
 {
 	/* A descriptor to a file outside would be a hole Landlock cannot close.
@@ -519,6 +539,8 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	if (l->net_log_fd > 0 && l->net_log_fd != 3)
 		l->net_log_fd = dup3(l->net_log_fd, 3, O_CLOEXEC) == 3 ? 3 : 0;
 	platform_close_from(l->net_log_fd > 0 ? 4 : 3);
+	pid_t proxy_pid = -1;
+	int proxy = start_proxy(l, &proxy_pid);
 	struct relay r;
 	struct channels ch;
 	if (relay_open(&r, err) < 0 || platform_pipe_cloexec(ch.events) < 0 ||
@@ -535,7 +557,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	plantwatch_start(&watch, &l->profile);
 	bool isolated = false;
 	int refused;
-	struct supervisor_args args = {l, &r, argv, &isolated, &ch};
+	struct supervisor_args args = {l, &r, argv, &isolated, &ch, proxy};
 	/* moat waits for the supervisor, the supervisor for the tool's process
 	 * (vfork), which runs until its exec: one runs at a time, so they run
 	 * on this CPU rather than each on a fresh one (platform_cpu_hold). Each
@@ -546,6 +568,8 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	int spawn_errno = errno;
 	close(ch.events[1]);
 	close(ch.control[0]);
+	if (proxy >= 0)
+		close(proxy); /* the supervisor's copy is the one it sends on */
 	if (pid > 0)
 		wait_for_start(ch.events[0]);
 	platform_cpu_release();
@@ -563,6 +587,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		status = follow(&r, pid, isolated, &ch, err);
 		close(ch.control[1]);
 	}
+	end_proxy(proxy_pid);
 	struct strbuf planted = STRBUF_INIT;
 	plantwatch_end(&watch, &planted);
 	if (planted.len && l->print_warnings)

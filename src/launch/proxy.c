@@ -1,7 +1,7 @@
 /* The hosts policy's proxy (proxy.h). One process, one epoll loop,
- * nonblocking sockets, two bounded buffers a connection: it reads a
- * request's head, judges the host, connects, then moves bytes both ways
- * without looking at them.
+ * nonblocking sockets, two bounded buffers and two pipes a connection: it
+ * reads a request's head, judges the host, connects, then splices bytes
+ * both ways without reading them.
  *
  * It speaks CONNECT host:port (a tunnel: TLS goes through untouched) and
  * absolute-URI requests (GET http://host/path HTTP/1.1), whose request
@@ -27,7 +27,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,13 +37,22 @@
 #include "base/util.h"
 
 /* Per connection two buffers of BUF bytes (the request's head must fit in
- * one); at most MAX_CONNS connections: 32 MiB at worst. */
-enum { BUF = 16384, MAX_CONNS = 1024, MAX_OWN = 64, MAX_RECORDED = 256 };
+ * one) and two pipes (a pipe holds 64 KiB by default); at most MAX_CONNS
+ * connections, fewer when the descriptor limit is lower (six each):
+ * 32 MiB of buffers at worst, and the pipes' pages. */
+enum { BUF = 16384, MAX_CONNS = 1024, MAX_OWN = 64, MAX_RECORDED = 256, CHUNK = 65536 };
 
+/* One direction. What moat itself says or rewrote goes first, from buf
+ * (the rest of a request's head, a rewritten request, the 200 of a
+ * CONNECT); the tunnel's bytes then go through the pipe by splice, from
+ * one socket to the other without being copied to the proxy or read. */
 struct half {
 	char buf[BUF];
 	size_t off, len; /* bytes buf[off, len) wait to be written */
-	bool eof, shut;  /* the reader's end of file; passed on as shutdown(SHUT_WR) */
+	int pipe[2];
+	size_t piped;   /* bytes in the pipe */
+	bool full;      /* the pipe took nothing while the socket had bytes */
+	bool eof, shut; /* the reader's end of file; passed on as shutdown(SHUT_WR) */
 };
 
 enum state { S_HEAD, S_CONNECTING, S_TUNNEL };
@@ -53,14 +64,19 @@ struct conn {
 	struct half up;    /* client -> upstream; the request's head while S_HEAD */
 	struct half down;  /* upstream -> client */
 	struct addrinfo *ai, *next;
-	bool dead; /* closed; freed after the batch of events that named it */
+	/* Per side (0 the client, 1 upstream): in the epoll set, and hung up
+	 * (the peer closed both ways, or reset): a hung-up socket is reported
+	 * at every wait, so one with nothing to do leaves the set. */
+	bool watched[2], hup[2];
+	uint32_t events[2]; /* what the set holds for each: no call when unchanged */
+	bool dead;          /* closed; freed after the batch of events that named it */
 	struct conn *next_dead;
 };
 
 struct proxy {
 	const struct netpolicy *policy;
 	int epoll, listener, log;
-	size_t nconns;
+	size_t nconns, max_conns;
 	struct conn *dead; /* closed during this batch of events */
 	struct sockaddr_storage own[MAX_OWN];
 	size_t nown;
@@ -193,6 +209,33 @@ static void watch_fd(struct proxy *px, int fd, void *tag, uint32_t events, int o
 	epoll_ctl(px->epoll, op, fd, &ev);
 }
 
+static bool can_read(const struct half *h)
+{
+	return !h->eof && !h->full;
+}
+
+static bool has_output(const struct half *h)
+{
+	return h->len > h->off || h->piped;
+}
+
+static void set_events(struct proxy *px, struct conn *c, int side, uint32_t events)
+{
+	int fd = side ? c->upstream : c->client;
+	if (!events && c->hup[side]) {
+		if (c->watched[side])
+			epoll_ctl(px->epoll, EPOLL_CTL_DEL, fd, NULL);
+		c->watched[side] = false;
+		return;
+	}
+	if (c->watched[side] && c->events[side] == events)
+		return;
+	watch_fd(px, fd, (char *)c + side, events,
+	         c->watched[side] ? EPOLL_CTL_MOD : EPOLL_CTL_ADD);
+	c->watched[side] = true;
+	c->events[side] = events;
+}
+
 static void watch(struct proxy *px, struct conn *c)
 {
 	uint32_t cl = 0, up = 0;
@@ -201,12 +244,12 @@ static void watch(struct proxy *px, struct conn *c)
 	if (c->state == S_CONNECTING)
 		up = EPOLLOUT;
 	if (c->state == S_TUNNEL) {
-		cl = (!c->up.eof && c->up.len < BUF ? EPOLLIN : 0) | (c->down.len ? EPOLLOUT : 0);
-		up = (!c->down.eof && c->down.len < BUF ? EPOLLIN : 0) | (c->up.len ? EPOLLOUT : 0);
+		cl = (can_read(&c->up) ? EPOLLIN : 0) | (has_output(&c->down) ? EPOLLOUT : 0);
+		up = (can_read(&c->down) ? EPOLLIN : 0) | (has_output(&c->up) ? EPOLLOUT : 0);
 	}
-	watch_fd(px, c->client, c, cl, EPOLL_CTL_MOD);
+	set_events(px, c, 0, cl);
 	if (c->upstream >= 0)
-		watch_fd(px, c->upstream, (char *)c + 1, up, EPOLL_CTL_MOD);
+		set_events(px, c, 1, up);
 }
 
 /* Closed now, freed once the batch of events is done with: a later event
@@ -216,6 +259,12 @@ static void conn_close(struct proxy *px, struct conn *c)
 	close(c->client);
 	if (c->upstream >= 0)
 		close(c->upstream);
+	for (int i = 0; i < 2; i++) {
+		if (c->up.pipe[i] >= 0)
+			close(c->up.pipe[i]);
+		if (c->down.pipe[i] >= 0)
+			close(c->down.pipe[i]);
+	}
 	if (c->ai)
 		freeaddrinfo(c->ai);
 	c->dead = true;
@@ -271,7 +320,7 @@ static bool connect_next(struct proxy *px, struct conn *c)
 		c->next = a->ai_next;
 		c->upstream = fd;
 		c->state = S_CONNECTING;
-		watch_fd(px, fd, (char *)c + 1, EPOLLOUT, EPOLL_CTL_ADD);
+		c->watched[1] = c->hup[1] = false;
 		watch(px, c);
 		return true;
 	}
@@ -438,11 +487,15 @@ static void connected(struct proxy *px, struct conn *c)
 	socklen_t len = sizeof(e);
 	getsockopt(c->upstream, SOL_SOCKET, SO_ERROR, &e, &len);
 	if (e) {
-		epoll_ctl(px->epoll, EPOLL_CTL_DEL, c->upstream, NULL);
-		close(c->upstream);
+		close(c->upstream); /* which takes it out of the epoll set */
 		c->upstream = -1;
 		if (!connect_next(px, c))
 			reply_close(px, c, 502, "cannot connect to the host");
+		return;
+	}
+	if (pipe2(c->up.pipe, O_NONBLOCK | O_CLOEXEC) < 0 ||
+	    pipe2(c->down.pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
+		reply_close(px, c, 503, "out of descriptors");
 		return;
 	}
 	c->state = S_TUNNEL;
@@ -454,47 +507,75 @@ static void connected(struct proxy *px, struct conn *c)
 	watch(px, c);
 }
 
-/* Move what can be moved from one side to the other; false on an error
- * that ends the connection. */
-static bool pump(int from, int to, struct half *h)
+/* What buf holds, written; false on an error that ends the connection. */
+static bool flush_buffer(int to, struct half *h)
 {
-	if (!h->eof && h->len < BUF) {
-		if (h->off && h->len == h->off)
-			h->off = h->len = 0;
-		ssize_t n = read(from, h->buf + h->len, BUF - h->len);
-		if (n > 0)
-			h->len += (size_t)n;
-		else if (n == 0)
-			h->eof = true;
-		else if (errno != EAGAIN && errno != EINTR)
-			return false;
-	}
-	if (h->len > h->off) {
+	while (h->len > h->off) {
 		ssize_t n = write(to, h->buf + h->off, h->len - h->off);
-		if (n > 0)
-			h->off += (size_t)n;
-		else if (errno != EAGAIN && errno != EINTR)
-			return false;
-		if (h->off == h->len)
-			h->off = h->len = 0;
-		else if (h->len == BUF) {
-			memmove(h->buf, h->buf + h->off, h->len - h->off);
-			h->len -= h->off, h->off = 0;
-		}
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		h->off += (size_t)n;
 	}
-	if (h->eof && h->len == h->off && !h->shut) {
-		shutdown(to, SHUT_WR);
-		h->shut = true;
-	}
+	h->off = h->len = 0;
 	return true;
 }
 
+/* Bytes waiting on a socket: whether an EAGAIN from splice meant an empty
+ * socket or a full pipe. */
+static int pending(int fd)
+{
+	int n = 0;
+	return ioctl(fd, FIONREAD, &n) == 0 ? n : 0;
+}
+
+/* Move what can be moved from one side to the other: -1 on an error that
+ * ends the connection, 1 when something moved. */
+static int pump(int from, int to, struct half *h)
+{
+	size_t had = h->off + h->len + h->piped;
+	bool eof = h->eof;
+	if (!flush_buffer(to, h))
+		return -1;
+	if (can_read(h)) {
+		ssize_t n =
+		    splice(from, NULL, h->pipe[1], NULL, CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0)
+			h->piped += (size_t)n;
+		else if (n == 0)
+			h->eof = true;
+		else if (errno == EAGAIN)
+			h->full = pending(from) > 0;
+		else if (errno != EINTR)
+			return -1;
+	}
+	if (h->piped && h->len == h->off) {
+		ssize_t n =
+		    splice(h->pipe[0], NULL, to, NULL, h->piped, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0)
+			h->piped -= (size_t)n, h->full = false;
+		else if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -1;
+	}
+	if (h->eof && !has_output(h) && !h->shut) {
+		shutdown(to, SHUT_WR);
+		h->shut = true;
+	}
+	return had != h->off + h->len + h->piped || eof != h->eof;
+}
+
+/* A few rounds a wake-up: a bulk transfer moves more than one buffer
+ * between waits, and one connection still cannot hold the loop long. */
 static void tunnel(struct proxy *px, struct conn *c)
 {
-	if (!pump(c->client, c->upstream, &c->up) || !pump(c->upstream, c->client, &c->down) ||
-	    (c->up.shut && c->down.shut)) {
-		conn_close(px, c);
-		return;
+	for (int round = 0; round < 8; round++) {
+		int up = pump(c->client, c->upstream, &c->up);
+		int down = up < 0 ? -1 : pump(c->upstream, c->client, &c->down);
+		if (down < 0 || (c->up.shut && c->down.shut)) {
+			conn_close(px, c);
+			return;
+		}
+		if (!up && !down)
+			break;
 	}
 	watch(px, c);
 }
@@ -504,7 +585,7 @@ static void accept_one(struct proxy *px)
 	int fd = accept4(px->listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
-	struct conn *c = px->nconns < MAX_CONNS ? calloc(1, sizeof(*c)) : NULL;
+	struct conn *c = px->nconns < px->max_conns ? calloc(1, sizeof(*c)) : NULL;
 	if (!c) {
 		static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: "
 		                           "0\r\nConnection: close\r\n\r\n";
@@ -516,7 +597,8 @@ static void accept_one(struct proxy *px)
 	}
 	px->nconns++;
 	c->client = fd, c->upstream = -1, c->state = S_HEAD;
-	watch_fd(px, fd, c, EPOLLIN, EPOLL_CTL_ADD);
+	c->up.pipe[0] = c->up.pipe[1] = c->down.pipe[0] = c->down.pipe[1] = -1;
+	watch(px, c);
 }
 
 static void on_event(struct proxy *px, struct epoll_event *ev)
@@ -529,6 +611,8 @@ static void on_event(struct proxy *px, struct epoll_event *ev)
 	struct conn *c = (struct conn *)(tag & ~(uintptr_t)1);
 	if (c->dead)
 		return;
+	if (ev->events & (EPOLLHUP | EPOLLERR))
+		c->hup[tag & 1] = true;
 	if (c->state == S_HEAD && !(tag & 1))
 		read_head(px, c);
 	else if (c->state == S_CONNECTING && (tag & 1))
@@ -582,10 +666,26 @@ static void become_proxy(int *chan, int *log_fd)
 	platform_close_from(l >= 0 ? 5 : 4);
 }
 
+/* Six descriptors a connection, and a few of its own: the soft limit
+ * raised to the hard one, and the connections held to what it allows, so
+ * that accept never fails for want of a descriptor (the listener would
+ * stay readable, and the loop spin). */
+static size_t connections_allowed(void)
+{
+	struct rlimit r;
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
+		return 64;
+	r.rlim_cur = r.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &r);
+	getrlimit(RLIMIT_NOFILE, &r);
+	rlim_t n = r.rlim_cur > 32 ? (r.rlim_cur - 32) / 6 : 1;
+	return n < MAX_CONNS ? (size_t)n : MAX_CONNS;
+}
+
 static void serve(const struct netpolicy *policy, int chan, int log_fd)
 {
 	static struct proxy px;
-	px = (struct proxy){.policy = policy, .log = log_fd};
+	px = (struct proxy){.policy = policy, .log = log_fd, .max_conns = connections_allowed()};
 	px.listener = receive_listener(chan);
 	close(chan);
 	px.epoll = epoll_create1(EPOLL_CLOEXEC);

@@ -280,6 +280,36 @@ else
 	skip "prerequisite: $PY -m pip"
 fi
 
+if command -v npm >/dev/null; then
+	# A registry of one package: its metadata (/hello-moat, a directory
+	# index the server redirects to) and its tarball.
+	mkdir -p "$WWW/hello-moat" "$WWW/tarballs" "$T/pkg/package"
+	echo '{"name":"hello-moat","version":"1.0.0","main":"index.js"}' >"$T/pkg/package/package.json"
+	echo 'module.exports = "IN-THE-PACKAGE";' >"$T/pkg/package/index.js"
+	tgz=$WWW/tarballs/hello-moat-1.0.0.tgz
+	tar -C "$T/pkg" -czf "$tgz" package
+	sha1=$(sha1sum <"$tgz" | cut -d' ' -f1)
+	integ=sha512-$("$PY" -c 'import base64, hashlib, sys; print(base64.b64encode(hashlib.sha512(open(sys.argv[1], "rb").read()).digest()).decode())' "$tgz")
+	printf '{"name":"hello-moat","dist-tags":{"latest":"1.0.0"},"versions":{"1.0.0":{"name":"hello-moat","version":"1.0.0","main":"index.js","dist":{"tarball":"http://good.test:8000/tarballs/hello-moat-1.0.0.tgz","shasum":"%s","integrity":"%s"}}}}\n' \
+		"$sha1" "$integ" >"$WWW/hello-moat/index.html"
+	NPM="npm install --registry http://good.test:8000/ --cache ./.npm-cache --no-audit --no-fund hello-moat"
+	mkdir -p "$T/npm-control"
+	(cd "$T/npm-control" && run named $NPM)
+	[ "$rc" = 0 ] && [ -f "$T/npm-control/node_modules/hello-moat/index.js" ] &&
+		ok "control: npm installs from the local registry without moat" || { not_ok "control: npm install without moat" && _show; }
+	run named "$MOAT" run --net good.test:8000 -- $NPM
+	[ "$rc" = 0 ] && grep -q IN-THE-PACKAGE "$PROJ/node_modules/hello-moat/index.js" &&
+		ok "npm install through a hosts policy" || { not_ok "npm install through a hosts policy" && _show; }
+	rm -rf "$PROJ/node_modules" "$PROJ/package.json" "$PROJ/package-lock.json"
+	run named "$MOAT" run --net bad.test:8000 -- $NPM --fetch-retries 0
+	[ "$rc" -ne 0 ] && [ "$rc" -ne 125 ] && [ ! -e "$PROJ/node_modules/hello-moat" ] &&
+		ok "and refused for a registry the policy does not name" || { not_ok "npm refused for another registry" && _show; }
+else
+	skip "prerequisite: npm"
+	skip "prerequisite: npm"
+	skip "prerequisite: npm"
+fi
+
 # Load: 200 transfers at once through the proxy, each of 256 KiB (more
 # than its buffers), every byte checked.
 head -c 262144 /dev/urandom >"$WWW/blob"

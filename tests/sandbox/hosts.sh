@@ -145,6 +145,23 @@ run "$MOAT" check
 	ok "moat check: a bad host at file:line:col" || { not_ok "moat check: a bad host at file:line:col" && _show; }
 rm -f "$CFG"
 
+# moat profile shows the policy.
+printf '.{ .net = .{ .{ .bin = "*", .hosts = .{ "registry.npmjs.org", "*.github.com:8443" } } } }\n' >"$CFG"
+run "$MOAT" profile
+expect_out "moat profile: the session's hosts" "^network +hosts +registry.npmjs.org,\*.github.com:8443"
+run "$MOAT" profile --json
+expect_out "moat profile --json: the level and the hosts" '"network":"hosts",.*"network_hosts":\["registry.npmjs.org","\*.github.com:8443"\]'
+cp "$T/.out" "$T/profile.json"
+if problems=$("$PY" "$MOAT_SRC/tests/json-validate.py" "$MOAT_SRC/docs/json-schema.json" profile "$T/profile.json" 2>&1); then
+	ok "and it validates against docs/json-schema.json"
+else
+	not_ok "and it validates against docs/json-schema.json" && echo "$problems" | sed 's/^/#   /'
+fi
+run "$MOAT" profile --format sbpl
+expect_out "the SBPL rendering names the proxy, and allows no other network" "network: named hosts only, judged by moat's proxy"
+expect_no_out "(no network rule but the proxy's port)" 'allow network'
+rm -f "$CFG"
+
 # Approvals: asked again when the hosts widen.
 PTY=$MOAT_SRC/tests/pty-run.py
 printf '.{ .confirm = .{ "true" }, .net = .{ .{ .bin = "*", .hosts = .{ "a.test" } } } }\n' >"$CFG"

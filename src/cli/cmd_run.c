@@ -9,8 +9,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,10 +97,8 @@ static void add_proxy_refusal(const char *host, unsigned port, void *arg)
  * (launch.h, net_log_fd): read once the session is over. */
 static void open_proxy_record(struct launch *s)
 {
-	if (s->profile.net.level != NET_HOSTS)
-		return;
-	int fd = (int)syscall(SYS_memfd_create, "moat-proxy-refusals", MFD_CLOEXEC);
-	s->net_log_fd = fd > 0 ? fd : 0;
+	if (s->profile.net.level == NET_HOSTS)
+		s->net_log_fd = proxy_record_open();
 }
 
 static void read_proxy_record(struct launch *s, struct trace_log *log, const char *cmd)

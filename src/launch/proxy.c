@@ -28,6 +28,7 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -178,6 +179,12 @@ static void record_refusal(struct proxy *px, const char *host, unsigned port)
 	if (n > 0 && (size_t)n < sizeof(line) && write(px->log, line, (size_t)n) < 0) {
 		/* the record is best effort: the refusal stands */
 	}
+}
+
+int proxy_record_open(void)
+{
+	int fd = memfd_create("moat-proxy-refusals", MFD_CLOEXEC);
+	return fd > 0 ? fd : 0;
 }
 
 void proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),

@@ -29,6 +29,10 @@ uint16_t proxy_hand_listener(int chan);
  * use the proxy on port. */
 void proxy_set_env(uint16_t port);
 
+/* moat's side, before the session: a file for the proxy's record of
+ * refusals, which the tool never has (close-on-exec); 0 when none. */
+int proxy_record_open(void);
+
 /* moat's side, after the session: each host:port the proxy refused, once. */
 void proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),
                          void *arg);

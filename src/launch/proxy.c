@@ -711,24 +711,23 @@ static void serve(const struct netpolicy *policy, int chan, int log_fd)
 	}
 }
 
-int proxy_start(const struct netpolicy *policy, int log_fd, pid_t *pid_out)
+int proxy_channel(int chan[2])
 {
-	int sp[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
-		return -1;
+	chan[0] = chan[1] = -1;
+	return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan);
+}
+
+int proxy_start(const struct netpolicy *policy, int log_fd, int chan, pid_t *pid_out)
+{
 	pid_t pid = fork();
 	if (pid == 0) {
-		close(sp[0]);
-		become_proxy(&sp[1], &log_fd);
-		serve(policy, sp[1], log_fd);
+		become_proxy(&chan, &log_fd);
+		serve(policy, chan, log_fd);
 	}
-	close(sp[1]);
-	if (pid < 0) {
-		close(sp[0]);
+	if (pid < 0)
 		return -1;
-	}
 	*pid_out = pid;
-	return sp[0];
+	return 0;
 }
 
 uint16_t proxy_hand_listener(int chan)

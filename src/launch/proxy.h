@@ -13,11 +13,16 @@
 
 #include "profile/netpolicy.h"
 
-/* In moat, before the session's supervisor: fork the proxy (*pid), which
- * waits for its listening socket. log_fd, when not -1, is where it
- * records each refused host (proxy_read_refusals). Returns the descriptor
- * to hand the socket over on (proxy_hand_listener), or -1. */
-int proxy_start(const struct netpolicy *policy, int log_fd, pid_t *pid);
+/* In moat, before the session's supervisor: the channel the supervisor
+ * sends the listening socket on (chan[0], proxy_hand_listener) and the
+ * proxy takes it from (chan[1]): the socket pair holds it until then.
+ * 0, or -1 with both -1. */
+int proxy_channel(int chan[2]);
+
+/* In moat, once the session's tool runs: fork the proxy (*pid), which
+ * takes its listening socket from chan. log_fd, when not -1, is where it
+ * records each refused host (proxy_read_refusals). 0, or -1. */
+int proxy_start(const struct netpolicy *policy, int log_fd, int chan, pid_t *pid);
 
 /* In the supervisor, inside the session's network namespace: a listening
  * socket on 127.0.0.1, sent to the proxy over chan, which this closes.

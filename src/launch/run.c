@@ -509,17 +509,24 @@ static void warn_no_pid_namespace(const struct launch *l, int refused)
 	l->print_warnings(msg);
 }
 
-/* A hosts session's proxy, forked by moat before the supervisor: in the
- * host's network, and outside the session's PID namespace, so the tool can
- * neither see nor signal it, and the session's end does not wait for its
- * exit (on a loaded machine, waiting for one more process to be scheduled
- * and torn down cost `moat run` about 10 ms a session). The channel to
- * hand it its socket, or -1. */
-static int start_proxy(struct launch *l, pid_t *pid)
+/* A hosts session's proxy, forked by moat: in the host's network, and
+ * outside the session's PID namespace, so the tool can neither see nor
+ * signal it, and the session's end does not wait for its exit (on a
+ * loaded machine, waiting for one more process to be scheduled and torn
+ * down cost `moat run` about 10 ms a session). Forked once the tool runs,
+ * not before the supervisor: the fork, and the copies of the pages moat
+ * and the supervisor write after it, are then off the session's start,
+ * and the kernel queues the tool's first connections until the proxy
+ * accepts. chan is closed either way. */
+static pid_t start_proxy(struct launch *l, int chan, bool started)
 {
-	if (l->profile.net.level != NET_HOSTS)
+	pid_t pid = -1;
+	if (chan < 0)
 		return -1;
-	return proxy_start(&l->profile.net, l->net_log_fd > 0 ? l->net_log_fd : -1, pid);
+	if (started)
+		proxy_start(&l->profile.net, l->net_log_fd > 0 ? l->net_log_fd : -1, chan, &pid);
+	close(chan);
+	return pid;
 }
 
 /* Killed, not waited for: moat exits next, and init reaps it. */
@@ -539,8 +546,9 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	if (l->net_log_fd > 0 && l->net_log_fd != 3)
 		l->net_log_fd = dup3(l->net_log_fd, 3, O_CLOEXEC) == 3 ? 3 : 0;
 	platform_close_from(l->net_log_fd > 0 ? 4 : 3);
-	pid_t proxy_pid = -1;
-	int proxy = start_proxy(l, &proxy_pid);
+	int proxy[2] = {-1, -1};
+	if (l->profile.net.level == NET_HOSTS)
+		proxy_channel(proxy);
 	struct relay r;
 	struct channels ch;
 	if (relay_open(&r, err) < 0 || platform_pipe_cloexec(ch.events) < 0 ||
@@ -557,7 +565,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	plantwatch_start(&watch, &l->profile);
 	bool isolated = false;
 	int refused;
-	struct supervisor_args args = {l, &r, argv, &isolated, &ch, proxy};
+	struct supervisor_args args = {l, &r, argv, &isolated, &ch, proxy[0]};
 	/* moat waits for the supervisor, the supervisor for the tool's process
 	 * (vfork), which runs until its exec: one runs at a time, so they run
 	 * on this CPU rather than each on a fresh one (platform_cpu_hold). Each
@@ -568,11 +576,12 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	int spawn_errno = errno;
 	close(ch.events[1]);
 	close(ch.control[0]);
-	if (proxy >= 0)
-		close(proxy); /* the supervisor's copy is the one it sends on */
+	if (proxy[0] >= 0)
+		close(proxy[0]); /* the supervisor's copy is the one it sends on */
 	if (pid > 0)
 		wait_for_start(ch.events[0]);
 	platform_cpu_release();
+	pid_t proxy_pid = start_proxy(l, proxy[1], pid > 0);
 	if (pid > 0 && isolated)
 		launch_namespaces_worked(l);
 	else if (pid > 0)

@@ -50,9 +50,14 @@ SANDBOX_SRC := $(SANDBOX_$(UNAME_S)) src/sandbox/sbpl.c
 PLATFORM_Linux := src/base/platform_linux.c
 PLATFORM_Darwin := src/base/platform_darwin.c
 
+# The hosts policy's proxy (epoll, splice): Linux alone; macOS refuses hosts.
+PROXY_Linux := src/launch/proxy.c
+PROXY_Darwin := src/launch/proxy_none.c
+
 LIB_SRC := $(PLATFORM_$(UNAME_S)) $(filter-out src/base/platform_%.c,$(wildcard src/base/*.c)) \
-	$(wildcard src/config/*.c src/profile/*.c src/context/*.c \
-	src/shells/*.c src/approvals/*.c src/trace/*.c src/report/*.c src/launch/*.c) $(SANDBOX_SRC)
+	$(filter-out src/launch/proxy%.c,$(wildcard src/config/*.c src/profile/*.c src/context/*.c \
+	src/shells/*.c src/approvals/*.c src/trace/*.c src/report/*.c src/launch/*.c)) \
+	$(PROXY_$(UNAME_S)) $(SANDBOX_SRC)
 CLI_SRC := $(wildcard src/cli/*.c)
 WRAPPER_SRC := $(wildcard src/wrapper/*.c)
 # Unit tests: tests/unit/test_linux_*.c and test_darwin_*.c are built on

@@ -36,8 +36,8 @@ static const char *const formats[] = {"rules", "json", "sbpl", NULL};
 #define NET_OPTION                                                                                 \
 	{                                                                                          \
 		.id = OPT_NET, .long_name = "net", .arg = "POLICY",                                \
-		.help = "the network for this session instead of config.zon's: off, open, or TCP " \
-		        "ports (443,listen:3000)"                                                  \
+		.help = "the network for this session instead of config.zon's: off, open, TCP "    \
+		        "ports (443,listen:3000) or hosts (registry.npmjs.org,*.github.com:443)"   \
 	}
 
 static const struct cli_option run_options[] = {
@@ -87,7 +87,8 @@ static const struct cli_option allow_options[] = {
      .help = "pass the secret variable NAME (or pattern) to BIN: moat allow --env BIN NAME"},
     {.id = OPT_NET,
      .long_name = "net",
-     .help = "set BIN's network instead: off, open, or TCP ports (443 listen:3000); -r removes"},
+     .help = "set BIN's network instead: off, open, TCP ports (443 listen:3000) or hosts "
+             "(registry.npmjs.org *.github.com:443); -r removes"},
     {.id = OPT_REMOVE,
      .short_name = 'r',
      .long_name = "remove",
@@ -137,7 +138,8 @@ const struct command commands[] = {
     {"allow", cmd_allow,
      "moat allow [BIN PATH [--write] [--exec]]\nmoat allow --env BIN NAME\n"
      "moat allow -r [--env] BIN PATH|NAME\n"
-     "moat allow --net [BIN off|open|PORT|listen:PORT...]\nmoat allow -r --net BIN POLICY...",
+     "moat allow --net [BIN off|open|PORT|listen:PORT|HOST[:PORT]...]\n"
+     "moat allow -r --net BIN POLICY...",
      "grant BIN access to PATH outside the root (no arguments: list grants)", allow_options,
      "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
     {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,

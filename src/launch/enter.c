@@ -7,6 +7,7 @@
 #include "launch/launch.h"
 #include "launch/plan.h"
 #include "launch/plantwatch.h"
+#include "profile/netpolicy.h"
 
 /* Ask before a listed binary starts, unless approved already. */
 static int confirm(struct launch *l, struct error *err)
@@ -57,6 +58,29 @@ static void record_root(const struct launch *l, struct error *err)
 	error_clear(err);
 }
 
+/* A wrapped tool outside a session has no proxy: a network namespace and a
+ * proxy process for each start would cost a compiler call more than the
+ * call itself. Refused, with the session that enforces the same policy. */
+static int refuse_hosts_outside_session(const struct launch *l, char **argv, struct error *err)
+{
+	struct strbuf line = STRBUF_INIT;
+	sb_adds(&line, "moat run --net ");
+	netpolicy_format(&line, &l->profile.net, ',');
+	sb_adds(&line, " --");
+	for (char **a = argv; *a; a++) {
+		sb_addc(&line, ' ');
+		sb_add_shell_word(&line, a == argv ? l->name : *a);
+	}
+	error_set(err,
+	          "cannot limit %s's network to named hosts outside a session: that needs "
+	          "moat's proxy, which only moat run and moat shell start",
+	          l->name);
+	error_hint(err, "run it in one:  %s", line.buf);
+	sb_release(&line);
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
+}
+
 int launch_enter(struct launch *l, char **argv, struct error *err)
 {
 	/* What planning tried and got past (a pin file not there yet) is no
@@ -64,6 +88,9 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 	error_clear(err);
 	if (!l->jailbroken && !l->already_confined &&
 	    sandbox_net_check(&l->profile, &l->support, err) < 0)
+		return EXIT_MOAT_FAILED;
+	if (!l->session && !l->jailbroken && !l->already_confined &&
+	    l->profile.net.level == NET_HOSTS && refuse_hosts_outside_session(l, argv, err) < 0)
 		return EXIT_MOAT_FAILED;
 	if (l->confirm && confirm(l, err) < 0)
 		return EXIT_MOAT_FAILED;

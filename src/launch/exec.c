@@ -15,6 +15,7 @@
 #include "base/platform.h"
 #include "launch/launch.h"
 #include "launch/plan.h"
+#include "launch/proxy.h"
 #include "launch/scrub.h"
 #include "shells/shells.h"
 
@@ -208,6 +209,8 @@ static int confine(struct launch *l, struct error *err)
 	    make_tmpdir(&l->ctx, err) < 0)
 		return -1;
 	apply_profile_env(&l->profile);
+	if (l->profile.net_proxy_port)
+		proxy_set_env(l->profile.net_proxy_port);
 	return 0;
 }
 

@@ -281,9 +281,8 @@ int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, 
 }
 
 /* Handled on this kernel: an off or ports policy outside a network
- * namespace of the session's own (there, its loopback is all there is). */
-/* Landlock judges ports for a ports or off policy outside a network
- * namespace of the session's own; otherwise it is left the network. */
+ * namespace of the session's own (there, its loopback is all there is;
+ * a hosts policy always has one, and the proxy judges what leaves it). */
 static bool net_handled(const struct profile *p)
 {
 	return p->net.level != NET_OPEN && !p->net_own_ns;
@@ -318,10 +317,26 @@ static enum seccomp_net seccomp_net_for(const struct profile *p)
 	return p->net_own_ns ? SECCOMP_NET_OWN_NS : SECCOMP_NET_UNIX_ONLY;
 }
 
+/* A hosts policy holds only with the proxy on the session's own loopback:
+ * without them it is refused, never widened. */
+static int check_proxy(const struct profile *p, struct error *err)
+{
+	if (p->net.level != NET_HOSTS || p->net_proxy_port)
+		return 0;
+	error_set(err,
+	          "cannot limit the network to named hosts: the session got no network "
+	          "namespace of its own for moat's proxy (%s)",
+	          p->net_own_ns ? "the proxy could not start"
+	                        : "the kernel refused one: are user namespaces off here?");
+	error_hint(err, "use --net off, TCP ports (e.g. --net 443), or --net open");
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
+}
+
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int root_fd,
                   struct error *err)
 {
-	if (sandbox_net_check(p, s, err) < 0)
+	if (sandbox_net_check(p, s, err) < 0 || check_proxy(p, err) < 0)
 		return -1;
 	struct ll_ruleset_attr attr = landlock_attr_for_abi(s->abi);
 	if (!net_handled(p))

@@ -129,8 +129,15 @@ bool sandbox_isolation_works(void)
  * so off denies localhost too (docs/macos.md). */
 int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, struct error *err)
 {
-	(void)p, (void)s, (void)err;
-	return 0;
+	(void)s;
+	if (p->net.level != NET_HOSTS)
+		return 0;
+	/* No proxy here yet: refused, never widened. */
+	error_set(err, "cannot limit the network to named hosts on macOS: moat's proxy runs "
+	               "on Linux only");
+	error_hint(err, "use --net off, TCP ports (e.g. 443), or --net open");
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
 }
 
 void sandbox_own_network(struct profile *p)

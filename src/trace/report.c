@@ -397,6 +397,14 @@ static bool is_net_op(enum trace_op op)
 	return op == TRACE_NET_CONNECT || op == TRACE_NET_LISTEN || op == TRACE_NET_SOCKET;
 }
 
+/* A refusal of the hosts policy's proxy: its item names a host, not a
+ * port. */
+static bool names_host(const struct trace_denial *d)
+{
+	return d->other && d->other[strspn(d->other, "0123456789")] != '\0' &&
+	       strncmp(d->other, "listen:", 7) != 0 && strcmp(d->other, "open") != 0;
+}
+
 /* The network policy's refusals: the `moat allow --net` line for the tool
  * (the wrapped tool it runs under, else the program), whose rule joins the
  * session's union. A socket it refuses needs no port but the policy open. */
@@ -421,6 +429,20 @@ static void add_seccomp_denial(struct report *r, size_t entry, const struct trac
 {
 	const char *key = d->detail ? d->detail : trace_op_name(d->op);
 	group_add(group_for(&r->others, &r->nothers, d, key), d);
+	if (is_net_op(d->op) && p->net.level == NET_HOSTS && !names_host(d)) {
+		/* A port would not join a hosts union (the wider level wins). */
+		note(r, entry,
+		     suggest(r,
+		             (struct suggestion){
+		                 .kind = SUGG_NONE,
+		                 .why = xstrdup("under a hosts policy the session reaches the "
+		                                "network through moat's proxy only (HTTP_PROXY, "
+		                                "HTTPS_PROXY); a tool that connects by itself has "
+		                                "no route"),
+		                 .refused = key,
+		                 .op = d->op}));
+		return;
+	}
 	if (is_net_op(d->op)) {
 		add_net_suggestion(r, entry, d);
 		return;

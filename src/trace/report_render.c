@@ -133,7 +133,9 @@ static void add_command(struct strbuf *sb, const struct suggestion *s, const cha
 	add_word(sb, s->bin);
 	sb_addc(sb, ' ');
 	if (s->kind == SUGG_NET) {
-		sb_adds(sb, s->path); /* digits, "listen:" and "open" only */
+		/* digits, "listen:", "open", or a host name the proxy checked
+		 * (letters, digits, '.', '-', '_', ':PORT') */
+		sb_adds(sb, s->path);
 		return;
 	}
 	add_path_word(sb, s->path, home);

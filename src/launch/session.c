@@ -306,7 +306,7 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 		profile_protect(&l->profile, l->ctx.git_protect[i], PROTECT_READ_ONLY);
 	note_absent_grants(l);
 	scrub_plan(l, NULL);
-	profile_isolate(&l->profile);
+	profile_isolate(&l->profile, l->ctx.home);
 	sandbox_note_own_pids(&l->support);
 	if (overrides_collect(&l->overrides, err) < 0 ||
 	    overrides_check_home(&l->overrides, &l->profile, "'*'", err) < 0)

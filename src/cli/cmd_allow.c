@@ -1,13 +1,16 @@
 /* moat allow [BIN PATH [--write] [--exec]] and moat unallow BIN PATH:
  * grants of paths outside the root, kept in config.zon. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
+#include "context/context.h"
 #include "context/own.h"
+#include "context/programs.h"
 #include "context/settings.h"
 #include "profile/profile.h"
 #include "profile/secrets.h"
@@ -201,6 +204,30 @@ static int unallow(const struct command *self, const struct cli_args *a,
 	return rc == 1 ? 0 : cli_fail(&err, 1);
 }
 
+/* A write grant where programs the user runs unconfined live (a system
+ * or PATH directory) would let sandboxed code replace one: refused, or
+ * made with --unsafe-write and a warning (each session warns again). */
+static int judge_program_write(const char *shown, const char *full, const char *home, bool unsafe,
+                               struct error *err)
+{
+	struct error ignored;
+	cleanup_free char *canon = context_canonical_prefix(full, &ignored);
+	cleanup_free char *why = programs_write_refusal(canon ? canon : full, getenv("PATH"), home);
+	if (!why)
+		return 0;
+	if (unsafe) {
+		struct strbuf sb = STRBUF_INIT;
+		sb_addf(&sb, "granting write access to '%s' (--unsafe-write): %s", shown, why);
+		warning_print("moat", sb.buf);
+		sb_release(&sb);
+		return 0;
+	}
+	error_set(err, "refusing to grant write access to '%s': %s", shown, why);
+	error_hint(err, "%s", programs_hint);
+	error_hint(err, "or, knowing that, --unsafe-write grants it anyway (every session warns)");
+	return -1;
+}
+
 static const char *level_name(const struct grant_args *ga)
 {
 	return ga->write ? (ga->exec ? "read/write/exec" : "read/write")
@@ -214,7 +241,8 @@ int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 		return allow_env(self, a, g);
 	if (a->given[OPT_NET])
 		return cmd_allow_net(self, a, g);
-	struct grant_args ga = {.write = a->given[OPT_WRITE], .exec = a->given[OPT_EXEC]};
+	struct grant_args ga = {.write = a->given[OPT_WRITE] || a->given[OPT_UNSAFE_WRITE],
+	                        .exec = a->given[OPT_EXEC]};
 	if (a->given[OPT_REMOVE] && (ga.write || ga.exec))
 		return cli_usage_error(self, "-r removes a grant whatever its level: drop --%s",
 		                       ga.write ? "write" : "exec");
@@ -236,7 +264,9 @@ int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 	 * config.zon rewritten there would widen every later sandbox. */
 	if (ga.write) {
 		cleanup_free char *full = path_expand_tilde(ga.stored, home);
-		if (own_refuse_write_grant(a->operands[1], full, home, &err) < 0) {
+		if (own_refuse_write_grant(a->operands[1], full, home, &err) < 0 ||
+		    judge_program_write(a->operands[1], full, home, a->given[OPT_UNSAFE_WRITE],
+		                        &err) < 0) {
 			err.status = 0; /* a refused grant, as every other: status 1 */
 			free(ga.stored);
 			return cli_fail(&err, 1);

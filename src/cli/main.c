@@ -95,6 +95,9 @@ static const struct cli_option wrap_options[] = {
 static const struct cli_option allow_options[] = {
     {.id = OPT_WRITE, .long_name = "write", .help = "grant read/write instead of read"},
     {.id = OPT_EXEC, .long_name = "exec", .help = "also let BIN run programs from PATH"},
+    {.id = OPT_UNSAFE_WRITE,
+     .long_name = "unsafe-write",
+     .help = "--write even on a system or PATH directory, whose programs you run unconfined"},
     {.id = OPT_ENV,
      .long_name = "env",
      .help = "pass the secret variable NAME (or pattern) to BIN: moat allow --env BIN NAME"},

@@ -1,6 +1,7 @@
 /* The plan for `moat run`, `moat shell` and `moat profile`: one profile for
  * the whole session, built from the current directory and its shells. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -11,6 +12,7 @@
 #include "base/platform.h"
 #include "base/xdg.h"
 #include "context/own.h"
+#include "context/programs.h"
 #include "context/settings.h"
 #include "context/writable.h"
 #include "launch/launch.h"
@@ -254,6 +256,23 @@ static void add_git_worktree(struct launch *l)
 /* Grants whose path is not there: a write grant's directory is made when
  * the session starts (launch_make_grant_dirs), a read or exec grant has no
  * rule until its path exists. */
+/* A write grant where programs the user runs unconfined live was made
+ * with --unsafe-write (or written by hand): said at every session, since
+ * whatever the session plants there runs outside it later. */
+static void warn_program_grants(struct launch *l)
+{
+	const char *path_env = getenv("PATH");
+	for (size_t i = 0; i < l->profile.nrules; i++) {
+		const struct rule *r = &l->profile.rules[i];
+		if (r->origin != ORIGIN_GRANT || !(r->access & ACCESS_WRITE))
+			continue;
+		cleanup_free char *why = programs_write_refusal(r->path, path_env, l->ctx.home);
+		if (why)
+			sb_addf(&l->warnings, "the write grant of %s to %s is unsafe: %s\n",
+			        r->path, r->bin ? r->bin : "*", why);
+	}
+}
+
 static void note_absent_grants(struct launch *l)
 {
 	for (size_t i = 0; i < l->profile.nrules; i++) {
@@ -305,6 +324,7 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 	for (size_t i = 0; i < l->ctx.ngit_protect; i++)
 		profile_protect(&l->profile, l->ctx.git_protect[i], PROTECT_READ_ONLY);
 	note_absent_grants(l);
+	warn_program_grants(l);
 	scrub_plan(l, NULL);
 	profile_isolate(&l->profile, l->ctx.home);
 	sandbox_note_own_pids(&l->support);

@@ -1,0 +1,103 @@
+#include "context/programs.h"
+
+#include <string.h>
+
+#include "base/path.h"
+#include "base/platform.h"
+#include "base/strbuf.h"
+#include "base/util.h"
+
+/* Where the system keeps its programs and what they load or read at start
+ * (Linux and macOS). Read and exec grants there are harmless: the default
+ * profile reads most of them anyway. */
+static const char *const system_dirs[] = {
+    "/usr", "/bin",  "/sbin",      "/lib",  "/lib32",  "/lib64",   "/libx32",       "/etc",
+    "/opt", "/boot", "/nix/store", "/snap", "/System", "/Library", "/Applications",
+};
+
+const char programs_hint[] =
+    "install at user level and grant that: npm config set prefix ~/.npm-global, then moat "
+    "allow npm ~/.npm-global --write; pip install --user; or a home in the project: "
+    "MOAT_ENV_HOME=$PWD/.moat/home";
+
+/* A PATH entry to judge, canonical, or NULL: absolute, and neither home nor
+ * an ancestor of it. */
+static char *path_entry(const char *entry, const char *home)
+{
+	if (entry[0] != '/')
+		return NULL;
+	char *canon = platform_canonical_path(entry);
+	if (!canon)
+		canon = path_normalize(entry);
+	if (home && path_is_under(home, canon)) {
+		free(canon);
+		return NULL;
+	}
+	return canon;
+}
+
+static char *refusal(const char *what, const char *dir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb,
+	        "%s %s: sandboxed code could replace a program you run outside the sandbox "
+	        "later",
+	        what, dir);
+	return sb_detach(&sb);
+}
+
+char *programs_write_refusal(const char *path, const char *path_env, const char *home)
+{
+	for (size_t i = 0; i < ARRAY_LEN(system_dirs); i++) {
+		const char *dir = system_dirs[i];
+		if (path_is_under(path, dir))
+			return refusal("it is in the system directory", dir);
+		if (path_is_under(dir, path))
+			return refusal("it holds the system directory", dir);
+	}
+	char **entries = path_list_split(path_env ? path_env : "", NULL);
+	char *why = NULL;
+	for (size_t i = 0; entries[i] && !why; i++) {
+		cleanup_free char *dir = path_entry(entries[i], home);
+		if (dir && path_is_under(path, dir))
+			why = refusal("it is in a directory on your PATH,", dir);
+	}
+	path_list_free(entries);
+	return why;
+}
+
+/* Does a write rule of p hold dir, strictly? */
+static bool below_write_rule(const struct profile *p, const char *dir)
+{
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct rule *r = &p->rules[i];
+		if ((r->access & ACCESS_WRITE) && r->protect == PROTECT_NONE &&
+		    r->origin == ORIGIN_GRANT && strcmp(r->path, dir) != 0 &&
+		    path_is_under(dir, r->path))
+			return true;
+	}
+	return false;
+}
+
+static bool has_write_grant(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if ((p->rules[i].access & ACCESS_WRITE) && p->rules[i].origin == ORIGIN_GRANT)
+			return true;
+	return false;
+}
+
+void programs_protect(struct profile *p, const char *path_env, const char *home)
+{
+	/* The wrapper comes here on every start: no PATH entry is looked
+	 * up unless a write grant could hold one. */
+	if (!path_env || !has_write_grant(p))
+		return;
+	char **entries = path_list_split(path_env, NULL);
+	for (size_t i = 0; entries[i]; i++) {
+		cleanup_free char *dir = path_entry(entries[i], home);
+		if (dir && below_write_rule(p, dir))
+			profile_protect(p, dir, PROTECT_MAKE_DIR);
+	}
+	path_list_free(entries);
+}

@@ -35,6 +35,7 @@ enum cli_opt {
 	OPT_NET,
 	/* moat allow: a write grant where programs live; where a grant applies */
 	OPT_UNSAFE_WRITE,
+	OPT_DIRS,
 	OPT__COUNT,
 };
 

@@ -20,7 +20,50 @@ struct grant_args {
 	const char *bin;
 	char *stored; /* as written to the file: "~" contracted */
 	bool write, exec;
+	char **dirs; /* --dirs, as written to the file: "~" contracted */
+	size_t ndirs;
 };
+
+static void grant_args_free(struct grant_args *g)
+{
+	free(g->stored);
+	for (size_t i = 0; i < g->ndirs; i++)
+		free(g->dirs[i]);
+	free(g->dirs);
+}
+
+/* --dirs DIR...: where the grant applies, each absolute (or ~/...), as
+ * config.zon's .dirs wants them. */
+static int parse_dirs(const struct cli_args *a, const char *home, struct grant_args *g,
+                      struct error *err)
+{
+	for (const char **v = a->values[OPT_DIRS]; v && *v; v++) {
+		cleanup_free char *expanded = path_expand_tilde(*v, home);
+		const char *why = path_refusal(expanded);
+		if (why) {
+			error_set(err, "bad --dirs '%s': %s", *v, why);
+			error_hint(err, "give an absolute directory or one starting with ~/");
+			return -1;
+		}
+		cleanup_free char *norm = path_normalize(expanded);
+		g->dirs = xrealloc_array(g->dirs, g->ndirs + 1, sizeof(char *));
+		g->dirs[g->ndirs++] = path_contract_tilde(norm, home);
+	}
+	return 0;
+}
+
+/* "in every project", or "in projects under A, B": where a grant applies,
+ * said whenever one is made (sessions take the union of every grant). */
+static char *scope_text(const struct grant_args *g)
+{
+	if (!g->ndirs)
+		return xstrdup("in every project");
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, "in projects under ");
+	for (size_t i = 0; i < g->ndirs; i++)
+		sb_addf(&sb, "%s%s", i ? ", " : "", g->dirs[i]);
+	return sb_detach(&sb);
+}
 
 /* Check BIN and PATH as the seed says: relative paths, "..", quotes and
  * control characters, and $HOME or its ancestors are refused with why. */
@@ -58,15 +101,16 @@ static int edit_allow(const char *buf, size_t len, const char *file, const char 
                       struct strbuf *out, struct error *err)
 {
 	const struct grant_args *g = arg;
-	return config_edit_allow(buf, len, file, home, g->bin, g->stored, g->write, g->exec, out,
-	                         err);
+	return config_edit_allow_in(buf, len, file, home, g->bin, g->stored, g->write, g->exec,
+	                            (const char *const *)g->dirs, g->ndirs, out, err);
 }
 
 static int edit_unallow(const char *buf, size_t len, const char *file, const char *home, void *arg,
                         struct strbuf *out, struct error *err)
 {
 	const struct grant_args *g = arg;
-	return config_edit_unallow(buf, len, file, home, g->bin, g->stored, out, err);
+	return config_edit_unallow_in(buf, len, file, home, g->bin, g->stored,
+	                              (const char *const *)g->dirs, g->ndirs, out, err);
 }
 
 /* --env: BIN NAME, a name or pattern of variables config.zon's .env passes. */
@@ -190,17 +234,24 @@ static int unallow(const struct command *self, const struct cli_args *a,
 	if (!home)
 		return cli_fail(&err, 1);
 	struct grant_args ga = {0};
-	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0)
+	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0 ||
+	    parse_dirs(a, home, &ga, &err) < 0) {
+		grant_args_free(&ga);
 		return cli_fail(&err, 1);
-	int rc = settings_edit(home, edit_unallow, &ga, &err);
-	if (rc == 0) {
-		error_set(&err, "no grant of %s to %s to remove", ga.stored, ga.bin);
-		error_hint(&err,
-		           "rules limited by .dirs are left alone; see 'moat allow' for the list");
-	} else if (rc == 1) {
-		cli_info(g, "removed %s's grant of %s", ga.bin, ga.stored);
 	}
-	free(ga.stored);
+	int rc = settings_edit(home, edit_unallow, &ga, &err);
+	/* Unscoped rules are the ones removed without --dirs: said as before. */
+	cleanup_free char *scope = ga.ndirs ? scope_text(&ga) : xstrdup("");
+	if (rc == 0) {
+		error_set(&err, "no grant of %s to %s%s%s to remove", ga.stored, ga.bin,
+		          *scope ? " " : "", scope);
+		error_hint(&err, "a rule limited by .dirs is removed with the same --dirs; see "
+		                 "'moat allow' for the list");
+	} else if (rc == 1) {
+		cli_info(g, "removed %s's grant of %s%s%s", ga.bin, ga.stored, *scope ? " " : "",
+		         scope);
+	}
+	grant_args_free(&ga);
 	return rc == 1 ? 0 : cli_fail(&err, 1);
 }
 
@@ -237,6 +288,9 @@ static const char *level_name(const struct grant_args *ga)
 int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("allow");
+	if (a->given[OPT_DIRS] && (a->given[OPT_ENV] || a->given[OPT_NET]))
+		return cli_usage_error(self, "--dirs limits a path grant: drop it or --%s",
+		                       a->given[OPT_ENV] ? "env" : "net");
 	if (a->given[OPT_ENV])
 		return allow_env(self, a, g);
 	if (a->given[OPT_NET])
@@ -254,12 +308,15 @@ int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
 		return cli_fail(&err, 1);
-	if (a->noperands == 0 && !ga.write && !ga.exec)
+	if (a->noperands == 0 && !ga.write && !ga.exec && !a->given[OPT_DIRS])
 		return list_grants(home, g);
 	if (a->noperands != 2)
 		return cli_usage_error(self, "want BIN and PATH");
-	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0)
+	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0 ||
+	    parse_dirs(a, home, &ga, &err) < 0) {
+		grant_args_free(&ga);
 		return cli_fail(&err, 1);
+	}
 	/* What sandboxed code can write must not hold moat's own files:
 	 * config.zon rewritten there would widen every later sandbox. */
 	if (ga.write) {
@@ -268,15 +325,16 @@ int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 		    judge_program_write(a->operands[1], full, home, a->given[OPT_UNSAFE_WRITE],
 		                        &err) < 0) {
 			err.status = 0; /* a refused grant, as every other: status 1 */
-			free(ga.stored);
+			grant_args_free(&ga);
 			return cli_fail(&err, 1);
 		}
 	}
 	int rc = settings_edit(home, edit_allow, &ga, &err);
+	cleanup_free char *scope = scope_text(&ga);
 	if (rc >= 0)
-		cli_info(g, "%s %s %s access to %s", rc ? "granted" : "already granted:", ga.bin,
-		         level_name(&ga), ga.stored);
-	free(ga.stored);
+		cli_info(g, "%s %s %s access to %s %s", rc ? "granted" : "already granted:", ga.bin,
+		         level_name(&ga), ga.stored, scope);
+	grant_args_free(&ga);
 	return rc < 0 ? cli_fail(&err, 1) : 0;
 }
 

@@ -98,6 +98,11 @@ static const struct cli_option allow_options[] = {
     {.id = OPT_UNSAFE_WRITE,
      .long_name = "unsafe-write",
      .help = "--write even on a system or PATH directory, whose programs you run unconfined"},
+    {.id = OPT_DIRS,
+     .long_name = "dirs",
+     .arg = "DIR",
+     .help = "apply the grant only in projects under DIR (repeatable; default: every project)",
+     .repeat = true},
     {.id = OPT_ENV,
      .long_name = "env",
      .help = "pass the secret variable NAME (or pattern) to BIN: moat allow --env BIN NAME"},
@@ -151,11 +156,12 @@ const struct command commands[] = {
      "create or update a local shell (a set of wrapped tools) from binaries", wrap_options,
      "moat wrap cc gcc make", "shell bin*", NULL, false},
     {"allow", cmd_allow,
-     "moat allow [BIN PATH [--write] [--exec]]\nmoat allow --env BIN NAME\n"
-     "moat allow -r [--env] BIN PATH|NAME\n"
+     "moat allow [BIN PATH [--write] [--exec] [--dirs DIR]...]\nmoat allow --env BIN NAME\n"
+     "moat allow -r [--env] BIN PATH|NAME [--dirs DIR]...\n"
      "moat allow --net [BIN off|open|PORT|listen:PORT...]\nmoat allow -r --net BIN POLICY...",
-     "grant BIN access to PATH outside the root (no arguments: list grants)", allow_options,
-     "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
+     "grant BIN access to PATH outside the root, in every project, or with --dirs in projects "
+     "under DIR (no arguments: list grants)",
+     allow_options, "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
     {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,
      "moat unallow cargo ~/.cargo", "grant-bin grant-path", NULL, false},
     {"link", cmd_link, "moat link [DIR SHELL...]\nmoat link -r DIR",

@@ -401,9 +401,27 @@ static const struct zon_node *rule_node(const struct session *s, size_t i)
 	return &zon_field(s->d.root, "allow")->items[i];
 }
 
-static bool unscoped_rule_for(const struct config_allow *r, const char *bin)
+/* Where a grant applies: every project (n == 0), or projects under dirs. */
+struct scope {
+	const char *const *dirs;
+	size_t n;
+};
+
+/* Is r bin's rule for exactly this scope (the same dirs, in any order)?
+ * Rules of other scopes are never touched. */
+static bool rule_for(const struct session *s, const struct config_allow *r, const char *bin,
+                     struct scope sc)
 {
-	return r->ndirs == 0 && strcmp(r->bin, bin) == 0;
+	if (r->ndirs != sc.n || strcmp(r->bin, bin) != 0)
+		return false;
+	for (size_t i = 0; i < sc.n; i++) {
+		size_t j = 0;
+		while (j < r->ndirs && !config_same_path(r->dirs[j], sc.dirs[i], s->home))
+			j++;
+		if (j == r->ndirs)
+			return false;
+	}
+	return true;
 }
 
 static size_t count_path(const struct session *s, const struct config_allow *r, const char *path)
@@ -445,27 +463,34 @@ static int remove_path(struct session *s, size_t rule, const char *path)
 	}
 }
 
-static int add_rule(struct session *s, const char *bin, const char *path, bool write, bool exec)
+static int add_rule(struct session *s, const char *bin, const char *path, bool write, bool exec,
+                    struct scope sc)
 {
 	struct strbuf rule = STRBUF_INIT;
 	sb_adds(&rule, ".{ .bin = ");
 	zon_quote(&rule, bin, strlen(bin));
 	sb_adds(&rule, ", .paths = .{ ");
 	zon_quote(&rule, path, strlen(path));
-	sb_addf(&rule, " }%s%s }", write ? ", .write = true" : "", exec ? ", .exec = true" : "");
+	sb_addf(&rule, " }%s%s", write ? ", .write = true" : "", exec ? ", .exec = true" : "");
+	for (size_t i = 0; i < sc.n; i++) {
+		sb_adds(&rule, i ? ", " : ", .dirs = .{ ");
+		zon_quote(&rule, sc.dirs[i], strlen(sc.dirs[i]));
+	}
+	sb_adds(&rule, sc.n ? " } }" : " }");
 	int rc = add_to_list(s, "allow", rule.buf);
 	sb_release(&rule);
 	return rc;
 }
 
-static int edit_allow(struct session *s, const char *bin, const char *path, bool write, bool exec)
+static int edit_allow(struct session *s, const char *bin, const char *path, bool write, bool exec,
+                      struct scope sc)
 {
 	const struct config *cfg = &s->d.cfg;
 	bool has_write = false, has_exec = false;
 	size_t any = NONE, whole = NONE;
 	for (size_t i = 0; i < cfg->nallow; i++) {
 		const struct config_allow *r = &cfg->allow[i];
-		size_t hits = unscoped_rule_for(r, bin) ? count_path(s, r, path) : 0;
+		size_t hits = rule_for(s, r, bin, sc) ? count_path(s, r, path) : 0;
 		if (!hits)
 			continue;
 		has_write |= r->write;
@@ -492,16 +517,16 @@ static int edit_allow(struct session *s, const char *bin, const char *path, bool
 		if (remove_path(s, any, path) < 0)
 			return -1;
 	}
-	return add_rule(s, bin, path, write, exec);
+	return add_rule(s, bin, path, write, exec, sc);
 }
 
-static int edit_unallow(struct session *s, const char *bin, const char *path)
+static int edit_unallow(struct session *s, const char *bin, const char *path, struct scope sc)
 {
 	for (;;) {
 		const struct config *cfg = &s->d.cfg;
 		size_t i = 0, hits = 0;
 		for (; i < cfg->nallow; i++) {
-			if (unscoped_rule_for(&cfg->allow[i], bin) &&
+			if (rule_for(s, &cfg->allow[i], bin, sc) &&
 			    (hits = count_path(s, &cfg->allow[i], path)))
 				break;
 		}
@@ -717,27 +742,47 @@ int config_edit_net(const char *buf, size_t len, const char *filename, const cha
 	return session_finish(&s, out, edit_net(&s, bin, policy));
 }
 
-int config_edit_allow(const char *buf, size_t len, const char *filename, const char *home,
-                      const char *bin, const char *path, bool write, bool exec, struct strbuf *out,
-                      struct error *err)
+int config_edit_allow_in(const char *buf, size_t len, const char *filename, const char *home,
+                         const char *bin, const char *path, bool write, bool exec,
+                         const char *const *dirs, size_t ndirs, struct strbuf *out,
+                         struct error *err)
 {
 	struct session s;
 	sb_release(out);
 	if (!*bin || !*path)
 		return error_set(err, "cannot grant an empty %s", *bin ? "path" : "binary name");
+	for (size_t i = 0; i < ndirs; i++)
+		if (!*dirs[i])
+			return error_set(err, "cannot limit a grant to an empty directory name");
 	if (session_start(&s, buf, len, filename, home, err) < 0)
 		return -1;
-	return session_finish(&s, out, edit_allow(&s, bin, path, write, exec));
+	return session_finish(&s, out,
+	                      edit_allow(&s, bin, path, write, exec, (struct scope){dirs, ndirs}));
 }
 
-int config_edit_unallow(const char *buf, size_t len, const char *filename, const char *home,
-                        const char *bin, const char *path, struct strbuf *out, struct error *err)
+int config_edit_allow(const char *buf, size_t len, const char *filename, const char *home,
+                      const char *bin, const char *path, bool write, bool exec, struct strbuf *out,
+                      struct error *err)
+{
+	return config_edit_allow_in(buf, len, filename, home, bin, path, write, exec, NULL, 0, out,
+	                            err);
+}
+
+int config_edit_unallow_in(const char *buf, size_t len, const char *filename, const char *home,
+                           const char *bin, const char *path, const char *const *dirs, size_t ndirs,
+                           struct strbuf *out, struct error *err)
 {
 	struct session s;
 	sb_release(out);
 	if (session_start(&s, buf, len, filename, home, err) < 0)
 		return -1;
-	return session_finish(&s, out, edit_unallow(&s, bin, path));
+	return session_finish(&s, out, edit_unallow(&s, bin, path, (struct scope){dirs, ndirs}));
+}
+
+int config_edit_unallow(const char *buf, size_t len, const char *filename, const char *home,
+                        const char *bin, const char *path, struct strbuf *out, struct error *err)
+{
+	return config_edit_unallow_in(buf, len, filename, home, bin, path, NULL, 0, out, err);
 }
 
 int config_edit_link(const char *buf, size_t len, const char *filename, const char *home,

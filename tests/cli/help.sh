@@ -124,7 +124,7 @@ run "$MOAT" profile --format=sbpl
 	{ not_ok "--format=sbpl gives the same" && _show profile --format=sbpl; }
 mkdir -p "$HOME/.g1" "$HOME/.g2" "$HOME/.g3" "$HOME/.g4"
 run "$MOAT" allow git "$HOME/.g1"
-[ "$rc" -eq 0 ] && grep -q "^moat: granted git read access to ~/.g1\$" "$T/.err" &&
+[ "$rc" -eq 0 ] && grep -q "^moat: granted git read access to ~/.g1 in every project\$" "$T/.err" &&
 	ok "control: allow says what it granted" || { not_ok "control: allow says what it granted" && _show allow; }
 for q in "-q allow git ~/.g2" "allow -q git ~/.g3" "allow git ~/.g4 --quiet"; do
 	run "$MOAT" $q # moat expands the literal ~/

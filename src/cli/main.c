@@ -336,6 +336,26 @@ void cli_info(const struct global_opts *g, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* "'rn' is not a moat command", with the nearest command (at most 2
+ * edits, 1 for short names) as git does; EXIT_USAGE. */
+static int unknown_command(const char *name)
+{
+	size_t limit = strlen(name) <= 3 ? 1 : 2, best = limit + 1;
+	const char *near = NULL;
+	for (const struct command *c = commands; c->name; c++) {
+		size_t d = c->hidden ? best : edit_distance(name, c->name);
+		if (d < best)
+			best = d, near = c->name;
+	}
+	struct error err = {0};
+	error_set(&err, "'%s' is not a moat command", name);
+	if (near)
+		error_hint(&err, "did you mean '%s'?", near);
+	error_hint(&err, "see 'moat --help'");
+	error_print("moat", &err);
+	return EXIT_USAGE;
+}
+
 int cmd_help(const struct cli_args *a, const struct global_opts *g)
 {
 	(void)g;
@@ -347,11 +367,8 @@ int cmd_help(const struct cli_args *a, const struct global_opts *g)
 		return 0;
 	}
 	const struct command *cmd = cli_command(a->operands[0]);
-	if (!cmd || cmd->hidden) {
-		fprintf(stderr, "moat: '%s' is not a moat command\nhint: see 'moat --help'\n",
-		        a->operands[0]);
-		return EXIT_USAGE;
-	}
+	if (!cmd || cmd->hidden)
+		return unknown_command(a->operands[0]);
 	cli_print_command_help(stdout, cmd);
 	return 0;
 }
@@ -389,11 +406,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const struct command *cmd = cli_command(argv[i]);
-	if (!cmd) {
-		fprintf(stderr, "moat: '%s' is not a moat command\nhint: see 'moat --help'\n",
-		        argv[i]);
-		return EXIT_USAGE;
-	}
+	if (!cmd)
+		return unknown_command(argv[i]);
 	rc = cli_parse(cmd, argc - i, argv + i, &a, &g, NULL);
 	g.here = a.given[OPT_HERE];
 	g.prog = argv[0];

@@ -94,6 +94,11 @@ usage_error "no command" '^usage: moat'
 usage_error "only -v" '^usage: moat' -v
 usage_error "an unknown command" "'frobnicate' is not a moat command" frobnicate
 expect_out "with a hint" "^hint: see 'moat --help'"
+expect_no_out "and no guess when nothing is near" "did you mean"
+usage_error "a typo of a command" "'rn' is not a moat command" rn
+expect_out "names the command meant" "^hint: did you mean 'run'\?$"
+usage_error "moat help of a typo" "'shel' is not a moat command" help shel
+expect_out "names it too" "^hint: did you mean 'shell'\?$"
 usage_error "an unknown global option" "unknown option '--bogus'" --bogus
 usage_error "run: an unknown option" "unknown option '--bogus'" run --bogus -- true
 expect_out "run's usage follows" '^usage: moat run '

@@ -201,9 +201,12 @@ static void print_options(FILE *out, const struct command *cmd)
 	for (size_t i = 0; cli_option_at(cmd, i); i++) {
 		const struct cli_option *o = cli_option_at(cmd, i);
 		char left[64];
-		snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->short_name ? '-' : ' ',
+		/* An optional value is only ever --name=VALUE: the next word
+		 * stays an operand (moat run's shells), so help shows that form. */
+		const char *sep = !o->arg ? "" : o->value_optional ? "[=" : " ";
+		snprintf(left, sizeof(left), "%c%c%c --%s%s%s%s", o->short_name ? '-' : ' ',
 		         o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ',
-		         o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
+		         o->long_name, sep, o->arg ? o->arg : "", o->value_optional ? "]" : "");
 		fprintf(out, "  %-22s %s\n", left, o->help);
 	}
 }

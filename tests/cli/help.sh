@@ -66,7 +66,7 @@ for c in $commands; do
 		grep -qF -- "\\-$o" "$f" || missing="$missing man:-$o"
 	done
 	for o in $(sed -n 's/^\.BR\? \\-\\-\([a-z-]*\).*/\1/p; s/^\.BR\? \\-.\(, \| "\)* \\-\\-\([a-z-]*\).*/\2/p; s/^\.BI \\-\\-\([a-z-]*\).*/\1/p' "$T/man-cmd"); do
-		grep -qE -- "^  (-., |    )--$o( |\$)" "$T/help" || missing="$missing help:--$o"
+		grep -qE -- "^  (-., |    )--$o( |\[|\$)" "$T/help" || missing="$missing help:--$o"
 	done
 	[ -z "$missing" ] && ok "moat $c: --help, the man page and the README list the same options" ||
 		not_ok "moat $c: --help, the man page and the README list the same options (missing:$missing)"
@@ -95,6 +95,11 @@ usage_error "only -v" '^usage: moat' -v
 usage_error "an unknown command" "'frobnicate' is not a moat command" frobnicate
 expect_out "with a hint" "^hint: see 'moat --help'"
 expect_no_out "and no guess when nothing is near" "did you mean"
+# An optional value is given as --json=FILE: help shows that form, and
+# the next word stays a shell name, as moat run's usage says.
+run "$MOAT" help run
+expect_out "moat help run shows --json[=FILE]" "^      --json\[=FILE\] +with --trace"
+expect_no_out "never a --json FILE it would not take" "--json FILE"
 usage_error "a typo of a command" "'rn' is not a moat command" rn
 expect_out "names the command meant" "^hint: did you mean 'run'\?$"
 usage_error "moat help of a typo" "'shel' is not a moat command" help shel

@@ -1,8 +1,10 @@
 /* moat allow [BIN PATH [--write] [--exec]] and moat unallow BIN PATH:
  * grants of paths outside the root, kept in config.zon. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/path.h"
 #include "cli/cli.h"
@@ -279,6 +281,27 @@ static int judge_program_write(const char *shown, const char *full, const char *
 	return -1;
 }
 
+/* A grant of a path that is not there does nothing until it is: said at
+ * once, not found out from a refusal. A write grant's directory under
+ * home is made when a session or the tool starts (launch/grantdirs.c). */
+static void say_if_missing(const struct grant_args *ga, const char *home,
+                           const struct global_opts *g)
+{
+	cleanup_free char *full = path_expand_tilde(ga->stored, home);
+	struct stat st;
+	if (stat(full, &st) == 0 || errno != ENOENT)
+		return;
+	if (ga->write && path_is_under(full, home) && strcmp(full, home) != 0) {
+		cli_info(g, "'%s' does not exist yet: a session or the tool makes it (mode 0700)",
+		         ga->stored);
+		return;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "'%s' does not exist: the grant gives nothing until it does", ga->stored);
+	warning_print("moat", sb.buf);
+	sb_release(&sb);
+}
+
 static const char *level_name(const struct grant_args *ga)
 {
 	return ga->write ? (ga->exec ? "read/write/exec" : "read/write")
@@ -331,9 +354,11 @@ int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 	}
 	int rc = settings_edit(home, edit_allow, &ga, &err);
 	cleanup_free char *scope = scope_text(&ga);
-	if (rc >= 0)
+	if (rc >= 0) {
 		cli_info(g, "%s %s %s access to %s %s", rc ? "granted" : "already granted:", ga.bin,
 		         level_name(&ga), ga.stored, scope);
+		say_if_missing(&ga, home, g);
+	}
 	grant_args_free(&ga);
 	return rc < 0 ? cli_fail(&err, 1) : 0;
 }

@@ -102,13 +102,14 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
 {
 	const char **names = NULL;
 	size_t n = 0;
+	enum config_shells_from from = CONFIG_SHELLS_NONE;
 	for (size_t i = 0; i < nnamed; i++)
 		add_name(&names, &n, named[i]);
 	if (nnamed == 0) {
 		const char **found;
 		size_t nfound;
-		enum config_shells_from from = config_detect_shells(
-		    &l->cfg, l->ctx.root, l->ctx.home, marker_exists, NULL, &found, &nfound);
+		from = config_detect_shells(&l->cfg, l->ctx.root, l->ctx.home, marker_exists, NULL,
+		                            &found, &nfound);
 		for (size_t i = 0; i < nfound; i++)
 			add_name(&names, &n, found[i]);
 		free(found);
@@ -127,6 +128,14 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
 		l->shell_confirms = l->shell_confirms || config_confirms(&l->cfg, names[i]);
 	int rc = add_shells(l, names, n, nrequired, err);
 	free(names);
+	/* No shell was named: say where the one that failed came from. */
+	if (rc < 0 && from == CONFIG_SHELLS_LINK)
+		error_hint(err,
+		           "the shells came from config.zon's link for this project: 'moat link' "
+		           "lists the links, 'moat link DIR SHELL...' replaces one");
+	else if (rc < 0 && from != CONFIG_SHELLS_NONE)
+		error_hint(err, "the shells were detected from the project's files: 'moat detect' "
+		                "says which; name the shells to use instead");
 	return rc;
 }
 

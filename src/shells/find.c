@@ -1,6 +1,7 @@
 /* Finding local shells on disk. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/envvars.h"
@@ -122,6 +123,31 @@ static int resolve_canonical(const char *path, char **canon, void *arg, struct e
 	(void)arg, (void)err;
 	*canon = platform_canonical_path(path);
 	return 0;
+}
+
+static bool listed(char **names, const char *name)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+int shell_check_name(const char *name, const char *home, struct error *err)
+{
+	/* A path or FLAKE#ATTR is judged when used; with MOAT_FLAKE set only
+	 * nix could tell, and a link must not build anything. */
+	if (strchr(name, '#') || strchr(name, '/') || getenv(ENV_FLAKE))
+		return 0;
+	char **local = shells_local_names(home);
+	char **installed = nix_installed_shells();
+	bool known = listed(local, name) || listed(installed, name);
+	path_list_free(local);
+	nix_free_names(installed);
+	if (known)
+		return 0;
+	unknown_shell(name, home, NIX_NO_FLAKE, err);
+	return -1;
 }
 
 int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, void *arg, char **dir,

@@ -215,8 +215,9 @@ static void print_help(FILE *out)
 {
 	fprintf(out, "usage: moat [-v | -q] <command> [<args>]\n\n"
 	             "Run developer tools in a sandbox that denies file access by default: the\n"
-	             "project (the current directory) is read/write, system directories are\n"
-	             "read + exec, and $HOME, /tmp and other projects are unreadable. A shell\n"
+	             "project (the top of the git work tree, else the current directory) is\n"
+	             "read/write, system directories are read + exec, /tmp is the session's\n"
+	             "own, and $HOME, the host's /tmp and other projects are unreadable. A shell\n"
 	             "NAME is a set of wrapped tools (see 'moat help wrap'); 'moat shell' starts\n"
 	             "your $SHELL in the sandbox.\n\n"
 	             "commands:\n");

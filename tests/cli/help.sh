@@ -73,6 +73,9 @@ for c in $commands; do
 done
 run "$MOAT" help
 cmp -s "$T/.out" <("$MOAT" --help) && ok "moat help is moat --help" || not_ok "moat help is moat --help"
+run "$MOAT" --help
+expect_out "--help names the root as it is chosen" "^project \(the top of the git work tree, else the current directory\)"
+expect_out "and /tmp as the session's own" "/tmp is the session's$"
 run "$MOAT" help frobnicate
 [ "$rc" -eq 2 ] && grep -q "'frobnicate' is not a moat command" "$T/.err" && ok "moat help of an unknown command: status 2" ||
 	{ not_ok "moat help of an unknown command: status 2" && _show moat help frobnicate; }

@@ -36,6 +36,34 @@ static char *path_entry(const char *entry, const char *home)
 	return canon;
 }
 
+/* The PATH directories to judge, canonical, NULL-terminated. Kept for the
+ * next call with the same PATH and home: a session judges every write
+ * grant, and each lookup is a system call per entry. */
+static char *const *path_dirs(const char *path_env, const char *home)
+{
+	static char *cached_env, *cached_home, **dirs;
+	path_env = path_env ? path_env : "";
+	home = home ? home : "";
+	if (dirs && strcmp(cached_env, path_env) == 0 && strcmp(cached_home, home) == 0)
+		return dirs;
+	path_list_free(dirs);
+	free(cached_env);
+	free(cached_home);
+	cached_env = xstrdup(path_env);
+	cached_home = xstrdup(home);
+	size_t n;
+	char **entries = path_list_split(path_env, &n);
+	dirs = xcalloc(n + 1, sizeof(char *));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *dir = path_entry(entries[i], *home ? home : NULL);
+		if (dir)
+			dirs[k++] = dir;
+	}
+	path_list_free(entries);
+	return dirs;
+}
+
 static char *refusal(const char *what, const char *dir)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -55,15 +83,10 @@ char *programs_write_refusal(const char *path, const char *path_env, const char 
 		if (path_is_under(dir, path))
 			return refusal("it holds the system directory", dir);
 	}
-	char **entries = path_list_split(path_env ? path_env : "", NULL);
-	char *why = NULL;
-	for (size_t i = 0; entries[i] && !why; i++) {
-		cleanup_free char *dir = path_entry(entries[i], home);
-		if (dir && path_is_under(path, dir))
-			why = refusal("it is in a directory on your PATH,", dir);
-	}
-	path_list_free(entries);
-	return why;
+	for (char *const *dir = path_dirs(path_env, home); *dir; dir++)
+		if (path_is_under(path, *dir))
+			return refusal("it is in a directory on your PATH,", *dir);
+	return NULL;
 }
 
 /* Does a write rule of p hold dir, strictly? */
@@ -93,11 +116,7 @@ void programs_protect(struct profile *p, const char *path_env, const char *home)
 	 * up unless a write grant could hold one. */
 	if (!path_env || !has_write_grant(p))
 		return;
-	char **entries = path_list_split(path_env, NULL);
-	for (size_t i = 0; entries[i]; i++) {
-		cleanup_free char *dir = path_entry(entries[i], home);
-		if (dir && below_write_rule(p, dir))
-			profile_protect(p, dir, PROTECT_MAKE_DIR);
-	}
-	path_list_free(entries);
+	for (char *const *dir = path_dirs(path_env, home); *dir; dir++)
+		if (below_write_rule(p, *dir))
+			profile_protect(p, *dir, PROTECT_MAKE_DIR);
 }

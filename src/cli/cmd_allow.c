@@ -1,5 +1,6 @@
-/* moat allow [BIN PATH [--write] [--exec]] and moat unallow BIN PATH:
- * grants of paths outside the root, kept in config.zon. */
+/* moat allow [BIN PATH [--write|--unsafe-write] [--exec] [--dirs DIR]...]
+ * and moat unallow BIN PATH: grants of paths outside the root, kept in
+ * config.zon, each said with where it applies. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

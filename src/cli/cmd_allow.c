@@ -87,6 +87,15 @@ static int parse_grant(const char *bin, const char *path, const char *home, stru
 		return -1;
 	}
 	cleanup_free char *norm = path_normalize(expanded);
+	if (path_is_proc_pid(norm)) {
+		error_set(err,
+		          "refusing to grant '%s': it is one process's (/proc/PID), whose id "
+		          "changes every run",
+		          path);
+		error_hint(err, "a sandboxed process reaches its own as /proc/self; others' stay "
+		                "out of reach whatever is granted");
+		return -1;
+	}
 	why = profile_grant_refusal(norm, home);
 	if (why) {
 		error_set(err, "refusing to grant '%s': %s", path, why);

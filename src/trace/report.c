@@ -192,6 +192,13 @@ static char *acceptable_grant(const char *path, const char *shown, const char *h
 		free(grant);
 		grant = up;
 	}
+	if (path_is_proc_pid(grant)) {
+		sb_adds(why,
+		        "it is one process's, whose id changes every run: no grant of it holds "
+		        "the next time");
+		free(grant);
+		return NULL;
+	}
 	if (path_is_under(home, grant)) {
 		const char *rel = strcmp(grant, home) == 0 ? "is" : "contains";
 		if (strcmp(grant, shown) == 0) {
@@ -368,18 +375,6 @@ static size_t suggest(struct report *r, struct suggestion s)
 	return r->nsugg++;
 }
 
-static bool is_proc_pid(const char *path)
-{
-	if (strncmp(path, "/proc/", 6) != 0)
-		return false;
-	const char *c = path + 6;
-	if (*c < '0' || *c > '9')
-		return false;
-	while (*c >= '0' && *c <= '9')
-		c++;
-	return *c == '/' || *c == '\0';
-}
-
 static void note(struct report *r, size_t entry, size_t sugg)
 {
 	for (size_t i = 0; i < r->nof[entry]; i++)
@@ -453,11 +448,11 @@ static void add_path_denial(struct report *r, size_t entry, const struct trace_d
 		static const char other[] = "the profile already allows this there; the sandbox "
 		                            "refused it for a reason no grant changes";
 		note(r, entry,
-		     suggest(r,
-		             (struct suggestion){.kind = SUGG_NONE,
-		                                 .why = xstrdup(is_proc_pid(shown) ? proc : other),
-		                                 .refused = shown,
-		                                 .op = d->op}));
+		     suggest(r, (struct suggestion){
+		                    .kind = SUGG_NONE,
+		                    .why = xstrdup(path_is_proc_pid(shown) ? proc : other),
+		                    .refused = shown,
+		                    .op = d->op}));
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {

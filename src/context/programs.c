@@ -110,13 +110,37 @@ static bool has_write_grant(const struct profile *p)
 	return false;
 }
 
+/* entry as the profile names paths: normalized, a leading $HOME as typed
+ * (which may pass through a link) replaced by home, the canonical one. */
+static char *as_profile_path(const char *entry, const char *home)
+{
+	const char *typed = getenv("HOME");
+	size_t n = typed ? strlen(typed) : 0;
+	if (home && n > 1 && strncmp(entry, typed, n) == 0 && (entry[n] == '/' || !entry[n])) {
+		cleanup_free char *joined = xasprintf("%s%s", home, entry + n);
+		return path_normalize(joined);
+	}
+	return path_normalize(entry);
+}
+
 void programs_protect(struct profile *p, const char *path_env, const char *home)
 {
-	/* The wrapper comes here on every start: no PATH entry is looked
-	 * up unless a write grant could hold one. */
+	/* The wrapper comes here on every start: an entry is looked up (a
+	 * system call or more) only when its name already lies below a write
+	 * grant. One that reaches a grant through a link of another name is
+	 * not seen (docs/security.md). */
 	if (!path_env || !has_write_grant(p))
 		return;
-	for (char *const *dir = path_dirs(path_env, home); *dir; dir++)
-		if (below_write_rule(p, *dir))
-			profile_protect(p, *dir, PROTECT_MAKE_DIR);
+	char **entries = path_list_split(path_env, NULL);
+	for (size_t i = 0; entries[i]; i++) {
+		if (entries[i][0] != '/')
+			continue;
+		cleanup_free char *named = as_profile_path(entries[i], home);
+		if (!below_write_rule(p, named))
+			continue;
+		cleanup_free char *dir = path_entry(named, home);
+		if (dir && below_write_rule(p, dir))
+			profile_protect(p, dir, PROTECT_MAKE_DIR);
+	}
+	path_list_free(entries);
 }

@@ -154,3 +154,15 @@ void path_list_free(char **entries)
 		free(*e);
 	free(entries);
 }
+
+bool path_is_proc_pid(const char *path)
+{
+	if (strncmp(path, "/proc/", 6) != 0)
+		return false;
+	const char *c = path + 6;
+	if (*c < '0' || *c > '9')
+		return false;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	return *c == '/' || *c == '\0';
+}

@@ -50,4 +50,8 @@ const char *path_home_refusal(const char *path, const char *home);
 char **path_list_split(const char *list, size_t *n);
 void path_list_free(char **entries);
 
+/* Is path /proc/PID or below it: one process's files, whose id changes
+ * from run to run, so that no grant of it means anything the next time? */
+bool path_is_proc_pid(const char *path);
+
 #endif

@@ -131,4 +131,8 @@ void note_print(const char *prog, const char *text);
 /* snprintf that reports truncation as failure instead of hiding it. */
 bool fmt_fits(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Optimal string alignment distance between a and b (edits, with swaps of
+ * neighbours), capped: anything beyond 3 is "far". For "did you mean". */
+size_t edit_distance(const char *a, const char *b);
+
 #endif

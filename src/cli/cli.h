@@ -33,6 +33,9 @@ enum cli_opt {
 	OPT_JSON,
 	OPT_HERE,
 	OPT_NET,
+	/* moat allow: a write grant where programs live; where a grant applies */
+	OPT_UNSAFE_WRITE,
+	OPT_DIRS,
 	OPT__COUNT,
 };
 

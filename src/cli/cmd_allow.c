@@ -1,13 +1,20 @@
-/* moat allow [BIN PATH [--write] [--exec]] and moat unallow BIN PATH:
- * grants of paths outside the root, kept in config.zon. */
+/* moat allow [BIN PATH [--write|--unsafe-write] [--exec] [--dirs DIR]...]
+ * and moat unallow BIN PATH: grants of paths outside the root, kept in
+ * config.zon, each said with where it applies. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "base/fs.h"
 #include "base/path.h"
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
+#include "context/context.h"
 #include "context/own.h"
+#include "context/programs.h"
 #include "context/settings.h"
 #include "profile/profile.h"
 #include "profile/secrets.h"
@@ -17,7 +24,50 @@ struct grant_args {
 	const char *bin;
 	char *stored; /* as written to the file: "~" contracted */
 	bool write, exec;
+	char **dirs; /* --dirs, as written to the file: "~" contracted */
+	size_t ndirs;
 };
+
+static void grant_args_free(struct grant_args *g)
+{
+	free(g->stored);
+	for (size_t i = 0; i < g->ndirs; i++)
+		free(g->dirs[i]);
+	free(g->dirs);
+}
+
+/* --dirs DIR...: where the grant applies, each absolute (or ~/...), as
+ * config.zon's .dirs wants them. */
+static int parse_dirs(const struct cli_args *a, const char *home, struct grant_args *g,
+                      struct error *err)
+{
+	for (const char **v = a->values[OPT_DIRS]; v && *v; v++) {
+		cleanup_free char *expanded = path_expand_tilde(*v, home);
+		const char *why = path_refusal(expanded);
+		if (why) {
+			error_set(err, "bad --dirs '%s': %s", *v, why);
+			error_hint(err, "give an absolute directory or one starting with ~/");
+			return -1;
+		}
+		cleanup_free char *norm = path_normalize(expanded);
+		g->dirs = xrealloc_array(g->dirs, g->ndirs + 1, sizeof(char *));
+		g->dirs[g->ndirs++] = path_contract_tilde(norm, home);
+	}
+	return 0;
+}
+
+/* "in every project", or "in projects under A, B": where a grant applies,
+ * said whenever one is made (sessions take the union of every grant). */
+static char *scope_text(const struct grant_args *g)
+{
+	if (!g->ndirs)
+		return xstrdup("in every project");
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, "in projects under ");
+	for (size_t i = 0; i < g->ndirs; i++)
+		sb_addf(&sb, "%s%s", i ? ", " : "", g->dirs[i]);
+	return sb_detach(&sb);
+}
 
 /* Check BIN and PATH as the seed says: relative paths, "..", quotes and
  * control characters, and $HOME or its ancestors are refused with why. */
@@ -38,6 +88,15 @@ static int parse_grant(const char *bin, const char *path, const char *home, stru
 		return -1;
 	}
 	cleanup_free char *norm = path_normalize(expanded);
+	if (path_is_proc_pid(norm)) {
+		error_set(err,
+		          "refusing to grant '%s': it is one process's (/proc/PID), whose id "
+		          "changes every run",
+		          path);
+		error_hint(err, "a sandboxed process reaches its own as /proc/self; others' stay "
+		                "out of reach whatever is granted");
+		return -1;
+	}
 	why = profile_grant_refusal(norm, home);
 	if (why) {
 		error_set(err, "refusing to grant '%s': %s", path, why);
@@ -55,15 +114,16 @@ static int edit_allow(const char *buf, size_t len, const char *file, const char 
                       struct strbuf *out, struct error *err)
 {
 	const struct grant_args *g = arg;
-	return config_edit_allow(buf, len, file, home, g->bin, g->stored, g->write, g->exec, out,
-	                         err);
+	return config_edit_allow_in(buf, len, file, home, g->bin, g->stored, g->write, g->exec,
+	                            (const char *const *)g->dirs, g->ndirs, out, err);
 }
 
 static int edit_unallow(const char *buf, size_t len, const char *file, const char *home, void *arg,
                         struct strbuf *out, struct error *err)
 {
 	const struct grant_args *g = arg;
-	return config_edit_unallow(buf, len, file, home, g->bin, g->stored, out, err);
+	return config_edit_unallow_in(buf, len, file, home, g->bin, g->stored,
+	                              (const char *const *)g->dirs, g->ndirs, out, err);
 }
 
 /* --env: BIN NAME, a name or pattern of variables config.zon's .env passes. */
@@ -187,18 +247,70 @@ static int unallow(const struct command *self, const struct cli_args *a,
 	if (!home)
 		return cli_fail(&err, 1);
 	struct grant_args ga = {0};
-	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0)
+	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0 ||
+	    parse_dirs(a, home, &ga, &err) < 0) {
+		grant_args_free(&ga);
 		return cli_fail(&err, 1);
-	int rc = settings_edit(home, edit_unallow, &ga, &err);
-	if (rc == 0) {
-		error_set(&err, "no grant of %s to %s to remove", ga.stored, ga.bin);
-		error_hint(&err,
-		           "rules limited by .dirs are left alone; see 'moat allow' for the list");
-	} else if (rc == 1) {
-		cli_info(g, "removed %s's grant of %s", ga.bin, ga.stored);
 	}
-	free(ga.stored);
+	int rc = settings_edit(home, edit_unallow, &ga, &err);
+	/* Unscoped rules are the ones removed without --dirs: said as before. */
+	cleanup_free char *scope = ga.ndirs ? scope_text(&ga) : xstrdup("");
+	if (rc == 0) {
+		error_set(&err, "no grant of %s to %s%s%s to remove", ga.stored, ga.bin,
+		          *scope ? " " : "", scope);
+		error_hint(&err, "a rule limited by .dirs is removed with the same --dirs; see "
+		                 "'moat allow' for the list");
+	} else if (rc == 1) {
+		cli_info(g, "removed %s's grant of %s%s%s", ga.bin, ga.stored, *scope ? " " : "",
+		         scope);
+	}
+	grant_args_free(&ga);
 	return rc == 1 ? 0 : cli_fail(&err, 1);
+}
+
+/* A write grant where programs the user runs unconfined live (a system
+ * or PATH directory) would let sandboxed code replace one: refused, or
+ * made with --unsafe-write and a warning (each session warns again). */
+static int judge_program_write(const char *shown, const char *full, const char *home, bool unsafe,
+                               struct error *err)
+{
+	struct error ignored;
+	cleanup_free char *canon = fs_canonical_prefix(full, &ignored);
+	cleanup_free char *why = programs_write_refusal(canon ? canon : full, getenv("PATH"), home);
+	if (!why)
+		return 0;
+	if (unsafe) {
+		struct strbuf sb = STRBUF_INIT;
+		sb_addf(&sb, "granting write access to '%s' (--unsafe-write): %s", shown, why);
+		warning_print("moat", sb.buf);
+		sb_release(&sb);
+		return 0;
+	}
+	error_set(err, "refusing to grant write access to '%s': %s", shown, why);
+	error_hint(err, "%s", programs_hint);
+	error_hint(err, "or, knowing that, --unsafe-write grants it anyway (every session warns)");
+	return -1;
+}
+
+/* A grant of a path that is not there does nothing until it is: said at
+ * once, not found out from a refusal. A write grant's directory under
+ * home is made when a session or the tool starts (launch/grantdirs.c). */
+static void say_if_missing(const struct grant_args *ga, const char *home,
+                           const struct global_opts *g)
+{
+	cleanup_free char *full = path_expand_tilde(ga->stored, home);
+	struct stat st;
+	if (stat(full, &st) == 0 || errno != ENOENT)
+		return;
+	if (ga->write && path_is_under(full, home) && strcmp(full, home) != 0) {
+		cli_info(g, "'%s' does not exist yet: a session or the tool makes it (mode 0700)",
+		         ga->stored);
+		return;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "'%s' does not exist: the grant gives nothing until it does", ga->stored);
+	warning_print("moat", sb.buf);
+	sb_release(&sb);
 }
 
 static const char *level_name(const struct grant_args *ga)
@@ -210,11 +322,15 @@ static const char *level_name(const struct grant_args *ga)
 int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("allow");
+	if (a->given[OPT_DIRS] && (a->given[OPT_ENV] || a->given[OPT_NET]))
+		return cli_usage_error(self, "--dirs limits a path grant: drop it or --%s",
+		                       a->given[OPT_ENV] ? "env" : "net");
 	if (a->given[OPT_ENV])
 		return allow_env(self, a, g);
 	if (a->given[OPT_NET])
 		return cmd_allow_net(self, a, g);
-	struct grant_args ga = {.write = a->given[OPT_WRITE], .exec = a->given[OPT_EXEC]};
+	struct grant_args ga = {.write = a->given[OPT_WRITE] || a->given[OPT_UNSAFE_WRITE],
+	                        .exec = a->given[OPT_EXEC]};
 	if (a->given[OPT_REMOVE] && (ga.write || ga.exec))
 		return cli_usage_error(self, "-r removes a grant whatever its level: drop --%s",
 		                       ga.write ? "write" : "exec");
@@ -226,27 +342,35 @@ int cmd_allow(const struct cli_args *a, const struct global_opts *g)
 	cleanup_free char *home = settings_home(&err);
 	if (!home)
 		return cli_fail(&err, 1);
-	if (a->noperands == 0 && !ga.write && !ga.exec)
+	if (a->noperands == 0 && !ga.write && !ga.exec && !a->given[OPT_DIRS])
 		return list_grants(home, g);
 	if (a->noperands != 2)
 		return cli_usage_error(self, "want BIN and PATH");
-	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0)
+	if (parse_grant(a->operands[0], a->operands[1], home, &ga, &err) < 0 ||
+	    parse_dirs(a, home, &ga, &err) < 0) {
+		grant_args_free(&ga);
 		return cli_fail(&err, 1);
+	}
 	/* What sandboxed code can write must not hold moat's own files:
 	 * config.zon rewritten there would widen every later sandbox. */
 	if (ga.write) {
 		cleanup_free char *full = path_expand_tilde(ga.stored, home);
-		if (own_refuse_write_grant(a->operands[1], full, home, &err) < 0) {
+		if (own_refuse_write_grant(a->operands[1], full, home, &err) < 0 ||
+		    judge_program_write(a->operands[1], full, home, a->given[OPT_UNSAFE_WRITE],
+		                        &err) < 0) {
 			err.status = 0; /* a refused grant, as every other: status 1 */
-			free(ga.stored);
+			grant_args_free(&ga);
 			return cli_fail(&err, 1);
 		}
 	}
 	int rc = settings_edit(home, edit_allow, &ga, &err);
-	if (rc >= 0)
-		cli_info(g, "%s %s %s access to %s", rc ? "granted" : "already granted:", ga.bin,
-		         level_name(&ga), ga.stored);
-	free(ga.stored);
+	cleanup_free char *scope = scope_text(&ga);
+	if (rc >= 0) {
+		cli_info(g, "%s %s %s access to %s %s", rc ? "granted" : "already granted:", ga.bin,
+		         level_name(&ga), ga.stored, scope);
+		say_if_missing(&ga, home, g);
+	}
+	grant_args_free(&ga);
 	return rc < 0 ? cli_fail(&err, 1) : 0;
 }
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/fs.h"
@@ -16,6 +17,7 @@
 #include "cli/settings_edit.h"
 #include "config/config.h"
 #include "context/own.h"
+#include "context/programs.h"
 #include "context/settings.h"
 #include "launch/launch.h"
 #include "profile/profile.h"
@@ -144,6 +146,11 @@ static void check_grant_path(struct checker *c, const struct config *cfg, size_t
 		     r->write && path_is_under(norm, c->home) && strcmp(norm, c->home) != 0
 		         ? "made (mode 0700) when a session or the tool starts"
 		         : "no rule");
+	cleanup_free char *program =
+	    r->write ? programs_write_refusal(canon ? canon : norm, getenv("PATH"), c->home) : NULL;
+	if (program)
+		finding(c, r->line, r->col, "write grant of '%s' to %s is unsafe: %s", p, r->bin,
+		        program);
 	for (size_t rj = 0; rj < cfg->nallow; rj++) {
 		const struct config_allow *b = &cfg->allow[rj];
 		for (size_t pj = 0; pj < b->npaths; pj++) {

@@ -38,7 +38,9 @@ static void offer_options(const struct command *cmd, const char *cur)
 	for (size_t i = 0; cli_option_at(cmd, i); i++) {
 		const struct cli_option *o = cli_option_at(cmd, i);
 		char word[64];
-		snprintf(word, sizeof(word), "--%s%s", o->long_name, o->arg ? "=" : "");
+		/* An optional value (--json) is most often left out. */
+		snprintf(word, sizeof(word), "--%s%s", o->long_name,
+		         o->arg && !o->value_optional ? "=" : "");
 		offer(cur, word, o->help);
 	}
 }

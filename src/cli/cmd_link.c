@@ -103,10 +103,20 @@ int cmd_link(const struct cli_args *a, const struct global_opts *g)
 		if (why)
 			return cli_usage_error(self, "bad shell name '%s': %s", name, why);
 	}
+	/* A typo linked would fail every later run there, far from here. */
+	for (int i = 1; i < a->noperands; i++)
+		if (shell_check_name(a->operands[i], home, &err) < 0)
+			return cli_fail(&err, 1);
 	struct link_args la = {link_dir(a->operands[0], &err), (const char *const *)a->operands + 1,
 	                       (size_t)a->noperands - 1};
 	if (!la.dir)
 		return cli_fail(&err, 1);
+	if (!fs_exists(la.dir)) {
+		struct strbuf sb = STRBUF_INIT;
+		sb_addf(&sb, "'%s' does not exist: the link applies once it does", la.dir);
+		warning_print("moat", sb.buf);
+		sb_release(&sb);
+	}
 	int rc = settings_edit(home, edit_link, &la, &err);
 	if (rc >= 0)
 		cli_info(g, "%s %s", rc ? "linked" : "already linked:", la.dir);

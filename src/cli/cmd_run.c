@@ -137,7 +137,7 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	read_proxy_record(s, &log, cmd[0]);
 	int status = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
 	cleanup_free char *config = settings_path(s->ctx.home);
-	struct trace_facts f = {s->ctx.home, config, s->support.abi, status, NULL, NULL, 0};
+	struct trace_facts f = {s->ctx.home, config, s->support.abi, status, NULL, NULL, 0, NULL};
 	struct own_places own;
 	own_gather_all(&own, s->ctx.home);
 	own_canonicalize(&own);
@@ -148,6 +148,7 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 		own_what[i] = own.v[i].what;
 	}
 	f.own = own_paths, f.own_what = own_what, f.nown = own.n;
+	f.path_env = getenv("PATH");
 	struct strbuf report = STRBUF_INIT, doc = STRBUF_INIT;
 	if (!json || *json) {
 		trace_report(&log, &s->profile, &f, &report);

@@ -82,6 +82,14 @@ static const struct cli_option wrap_options[] = {
 static const struct cli_option allow_options[] = {
     {.id = OPT_WRITE, .long_name = "write", .help = "grant read/write instead of read"},
     {.id = OPT_EXEC, .long_name = "exec", .help = "also let BIN run programs from PATH"},
+    {.id = OPT_UNSAFE_WRITE,
+     .long_name = "unsafe-write",
+     .help = "--write even on a system or PATH directory, whose programs you run unconfined"},
+    {.id = OPT_DIRS,
+     .long_name = "dirs",
+     .arg = "DIR",
+     .help = "apply the grant only in projects under DIR (repeatable; default: every project)",
+     .repeat = true},
     {.id = OPT_ENV,
      .long_name = "env",
      .help = "pass the secret variable NAME (or pattern) to BIN: moat allow --env BIN NAME"},
@@ -136,12 +144,13 @@ const struct command commands[] = {
      "create or update a local shell (a set of wrapped tools) from binaries", wrap_options,
      "moat wrap cc gcc make", "shell bin*", NULL, false},
     {"allow", cmd_allow,
-     "moat allow [BIN PATH [--write] [--exec]]\nmoat allow --env BIN NAME\n"
-     "moat allow -r [--env] BIN PATH|NAME\n"
+     "moat allow [BIN PATH [--write] [--exec] [--dirs DIR]...]\nmoat allow --env BIN NAME\n"
+     "moat allow -r [--env] BIN PATH|NAME [--dirs DIR]...\n"
      "moat allow --net [BIN off|open|PORT|listen:PORT|HOST[:PORT]...]\n"
      "moat allow -r --net BIN POLICY...",
-     "grant BIN access to PATH outside the root (no arguments: list grants)", allow_options,
-     "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
+     "grant BIN access to PATH outside the root, in every project, or with --dirs in projects "
+     "under DIR (no arguments: list grants)",
+     allow_options, "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
     {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,
      "moat unallow cargo ~/.cargo", "grant-bin grant-path", NULL, false},
     {"link", cmd_link, "moat link [DIR SHELL...]\nmoat link -r DIR",
@@ -181,9 +190,12 @@ static void print_options(FILE *out, const struct command *cmd)
 	for (size_t i = 0; cli_option_at(cmd, i); i++) {
 		const struct cli_option *o = cli_option_at(cmd, i);
 		char left[64];
-		snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->short_name ? '-' : ' ',
+		/* An optional value is only ever --name=VALUE: the next word
+		 * stays an operand (moat run's shells), so help shows that form. */
+		const char *sep = !o->arg ? "" : o->value_optional ? "[=" : " ";
+		snprintf(left, sizeof(left), "%c%c%c --%s%s%s%s", o->short_name ? '-' : ' ',
 		         o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ',
-		         o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
+		         o->long_name, sep, o->arg ? o->arg : "", o->value_optional ? "]" : "");
 		fprintf(out, "  %-22s %s\n", left, o->help);
 	}
 }
@@ -192,8 +204,9 @@ static void print_help(FILE *out)
 {
 	fprintf(out, "usage: moat [-v | -q] <command> [<args>]\n\n"
 	             "Run developer tools in a sandbox that denies file access by default: the\n"
-	             "project (the current directory) is read/write, system directories are\n"
-	             "read + exec, and $HOME, /tmp and other projects are unreadable. A shell\n"
+	             "project (the top of the git work tree, else the current directory) is\n"
+	             "read/write, system directories are read + exec, /tmp is the session's\n"
+	             "own, and $HOME, the host's /tmp and other projects are unreadable. A shell\n"
 	             "NAME is a set of wrapped tools (see 'moat help wrap'); 'moat shell' starts\n"
 	             "your $SHELL in the sandbox.\n\n"
 	             "commands:\n");
@@ -316,6 +329,26 @@ void cli_info(const struct global_opts *g, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* "'rn' is not a moat command", with the nearest command (at most 2
+ * edits, 1 for short names) as git does; EXIT_USAGE. */
+static int unknown_command(const char *name)
+{
+	size_t limit = strlen(name) <= 3 ? 1 : 2, best = limit + 1;
+	const char *near = NULL;
+	for (const struct command *c = commands; c->name; c++) {
+		size_t d = c->hidden ? best : edit_distance(name, c->name);
+		if (d < best)
+			best = d, near = c->name;
+	}
+	struct error err = {0};
+	error_set(&err, "'%s' is not a moat command", name);
+	if (near)
+		error_hint(&err, "did you mean '%s'?", near);
+	error_hint(&err, "see 'moat --help'");
+	error_print("moat", &err);
+	return EXIT_USAGE;
+}
+
 int cmd_help(const struct cli_args *a, const struct global_opts *g)
 {
 	(void)g;
@@ -327,11 +360,8 @@ int cmd_help(const struct cli_args *a, const struct global_opts *g)
 		return 0;
 	}
 	const struct command *cmd = cli_command(a->operands[0]);
-	if (!cmd || cmd->hidden) {
-		fprintf(stderr, "moat: '%s' is not a moat command\nhint: see 'moat --help'\n",
-		        a->operands[0]);
-		return EXIT_USAGE;
-	}
+	if (!cmd || cmd->hidden)
+		return unknown_command(a->operands[0]);
 	cli_print_command_help(stdout, cmd);
 	return 0;
 }
@@ -370,11 +400,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const struct command *cmd = cli_command(argv[i]);
-	if (!cmd) {
-		fprintf(stderr, "moat: '%s' is not a moat command\nhint: see 'moat --help'\n",
-		        argv[i]);
-		return EXIT_USAGE;
-	}
+	if (!cmd)
+		return unknown_command(argv[i]);
 	rc = cli_parse(cmd, argc - i, argv + i, &a, &g, NULL, &err);
 	g.here = a.given[OPT_HERE];
 	g.prog = argv[0];

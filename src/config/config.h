@@ -201,8 +201,8 @@ bool config_jailbreaks(const struct config *cfg, const char *name);
  * on error. Only the bytes that must change
  * do: comments, blank lines, order and formatting elsewhere are kept. home
  * expands "~" when comparing paths (NULL: compare as written). Rules with
- * non-empty dirs are never touched. Return 1 when the file changed, 0 when it
- * did not, -1 on error. */
+ * non-empty dirs are never touched, but by the _in forms below. Return 1 when the file changed, 0
+ * when it did not, -1 on error. */
 
 /* Grant bin read access to path (stored as given: contract "~" first), plus
  * write and exec when asked. An unscoped rule for bin that already holds the
@@ -217,6 +217,17 @@ int config_edit_allow(const char *buf, size_t len, const char *filename, const c
  * Returns 0 when no such grant exists. */
 int config_edit_unallow(const char *buf, size_t len, const char *filename, const char *home,
                         const char *bin, const char *path, struct strbuf *out, struct error *err);
+
+/* The same for bin's rules limited to exactly dirs (.dirs, in any order;
+ * ndirs 0: the unscoped ones, as above): a new rule gets .dirs = dirs, as
+ * given. Rules of other scopes are left alone. */
+int config_edit_allow_in(const char *buf, size_t len, const char *filename, const char *home,
+                         const char *bin, const char *path, bool write, bool exec,
+                         const char *const *dirs, size_t ndirs, struct strbuf *out,
+                         struct error *err);
+int config_edit_unallow_in(const char *buf, size_t len, const char *filename, const char *home,
+                           const char *bin, const char *path, const char *const *dirs, size_t ndirs,
+                           struct strbuf *out, struct error *err);
 
 /* Pass the variable name to bin (an unscoped .env rule for bin gets it, or
  * a new one). Returns 0 when it is passed already. */

@@ -1,9 +1,11 @@
 #include "launch/plan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/path.h"
 #include "context/own.h"
+#include "context/programs.h"
 #include "context/protect.h"
 #include "context/settings.h"
 
@@ -60,6 +62,7 @@ int plan_build_profile(struct launch *l, const char *bin, struct error *err)
 	if (context_build_profile(&l->ctx, context_platform(), &l->profile, err) < 0)
 		return -1;
 	context_protect(&l->ctx, &l->cfg, &l->profile);
+	programs_protect(&l->profile, getenv("PATH"), l->ctx.home);
 	config_net_policy(&l->cfg, bin, l->ctx.root, l->ctx.home, &l->profile.net);
 	return 0;
 }

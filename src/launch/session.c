@@ -1,6 +1,7 @@
 /* The plan for `moat run`, `moat shell` and `moat profile`: one profile for
  * the whole session, built from the current directory and its shells. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -11,6 +12,7 @@
 #include "base/platform.h"
 #include "base/xdg.h"
 #include "context/own.h"
+#include "context/programs.h"
 #include "context/settings.h"
 #include "context/writable.h"
 #include "launch/launch.h"
@@ -100,13 +102,14 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
 {
 	const char **names = NULL;
 	size_t n = 0;
+	enum config_shells_from from = CONFIG_SHELLS_NONE;
 	for (size_t i = 0; i < nnamed; i++)
 		add_name(&names, &n, named[i]);
 	if (nnamed == 0) {
 		const char **found;
 		size_t nfound;
-		enum config_shells_from from = config_detect_shells(
-		    &l->cfg, l->ctx.root, l->ctx.home, marker_exists, NULL, &found, &nfound);
+		from = config_detect_shells(&l->cfg, l->ctx.root, l->ctx.home, marker_exists, NULL,
+		                            &found, &nfound);
 		for (size_t i = 0; i < nfound; i++)
 			add_name(&names, &n, found[i]);
 		free(found);
@@ -125,6 +128,14 @@ static int choose_shells(struct launch *l, char *const *named, size_t nnamed, st
 		l->shell_confirms = l->shell_confirms || config_confirms(&l->cfg, names[i]);
 	int rc = add_shells(l, names, n, nrequired, err);
 	free(names);
+	/* No shell was named: say where the one that failed came from. */
+	if (rc < 0 && from == CONFIG_SHELLS_LINK)
+		error_hint(err,
+		           "the shells came from config.zon's link for this project: 'moat link' "
+		           "lists the links, 'moat link DIR SHELL...' replaces one");
+	else if (rc < 0 && from != CONFIG_SHELLS_NONE)
+		error_hint(err, "the shells were detected from the project's files: 'moat detect' "
+		                "says which; name the shells to use instead");
 	return rc;
 }
 
@@ -254,6 +265,23 @@ static void add_git_worktree(struct launch *l)
 /* Grants whose path is not there: a write grant's directory is made when
  * the session starts (launch_make_grant_dirs), a read or exec grant has no
  * rule until its path exists. */
+/* A write grant where programs the user runs unconfined live was made
+ * with --unsafe-write (or written by hand): said at every session, since
+ * whatever the session plants there runs outside it later. */
+static void warn_program_grants(struct launch *l)
+{
+	const char *path_env = getenv("PATH");
+	for (size_t i = 0; i < l->profile.nrules; i++) {
+		const struct rule *r = &l->profile.rules[i];
+		if (r->origin != ORIGIN_GRANT || !(r->access & ACCESS_WRITE))
+			continue;
+		cleanup_free char *why = programs_write_refusal(r->path, path_env, l->ctx.home);
+		if (why)
+			sb_addf(&l->warnings, "the write grant of %s to %s is unsafe: %s\n",
+			        r->path, r->bin ? r->bin : "*", why);
+	}
+}
+
 static void note_absent_grants(struct launch *l)
 {
 	for (size_t i = 0; i < l->profile.nrules; i++) {
@@ -305,8 +333,9 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 	for (size_t i = 0; i < l->ctx.ngit_protect; i++)
 		profile_protect(&l->profile, l->ctx.git_protect[i], PROTECT_READ_ONLY);
 	note_absent_grants(l);
+	warn_program_grants(l);
 	scrub_plan(l, NULL);
-	profile_isolate(&l->profile);
+	profile_isolate(&l->profile, l->ctx.home);
 	sandbox_note_own_pids(&l->support);
 	if (overrides_collect(&l->overrides, err) < 0 ||
 	    overrides_check_home(&l->overrides, &l->profile, "'*'", err) < 0)

@@ -254,14 +254,37 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 	return 0;
 }
 
-void profile_isolate(struct profile *p)
+/* Does dir hold a path of the host's that the session uses or the user
+ * knows: the root, a grant, a shell, or home? Rules below dir are carried
+ * into the private tmpfs at their own place, so its other names there
+ * (the root's siblings, home's files) look like the host's. */
+static bool holds_host_paths(const struct profile *p, const char *dir, const char *home)
 {
+	if (home && path_is_under(home, dir))
+		return true;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct rule *r = &p->rules[i];
+		if (r->origin != ORIGIN_PRIVATE && r->protect == PROTECT_NONE && r->access &&
+		    path_is_under(r->path, dir))
+			return true;
+	}
+	return false;
+}
+
+void profile_isolate(struct profile *p, const char *home)
+{
+	static const char *const dirs[] = {"/tmp", "/var/tmp", "/dev/shm"};
 	p->isolate = true;
 	p->job_control = true;
-	/* Rules below these are carried into the new tmpfs (sandbox.h). */
-	profile_add_rule(p, "/tmp", ACCESS_RW, ORIGIN_PRIVATE, NULL);
-	profile_add_rule(p, "/var/tmp", ACCESS_RW, ORIGIN_PRIVATE, NULL);
-	profile_add_rule(p, "/dev/shm", ACCESS_RW, ORIGIN_PRIVATE, NULL);
+	/* Rules below these are carried into the new tmpfs (sandbox.h). Where
+	 * the tmpfs stands in for host paths, a write to one it does not carry
+	 * (../sibling.txt, ~/.cache) would succeed and vanish with the
+	 * session: there it gives no access at all, and such a write is
+	 * refused, as it would be on the host's directory. It still hides the
+	 * host's unix sockets, which Landlock below ABI 9 cannot. */
+	for (size_t i = 0; i < ARRAY_LEN(dirs); i++)
+		profile_add_rule(p, dirs[i], holds_host_paths(p, dirs[i], home) ? 0 : ACCESS_RW,
+		                 ORIGIN_PRIVATE, NULL);
 }
 
 void profile_protect(struct profile *p, const char *path, enum protect_kind kind)

@@ -190,8 +190,11 @@ bool profile_allows_write(const struct profile *p, const char *path);
 const char *access_name(unsigned access);
 const char *origin_name(enum rule_origin origin);
 
-/* Ask for a session's own world (see profile.isolate). */
-void profile_isolate(struct profile *p);
+/* Ask for a session's own world (see profile.isolate). A private
+ * directory that the root, a grant, a shell or home (canonical, or NULL)
+ * lies below gives no access: what is not carried into it is refused,
+ * never written and then lost. */
+void profile_isolate(struct profile *p, const char *home);
 
 /* Keep path (canonical, in a writable place: the root or a write grant)
  * from sandboxed code as kind says. Such rules are separate from the

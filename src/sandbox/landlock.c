@@ -421,7 +421,10 @@ bool sandbox_already_confined(const char *root, const char *home)
 	if (!hint || strcmp(hint, root) != 0)
 		return false;
 	/* The kernel's word: no_new_privs and a seccomp filter are set, "/" (which
-	 * every user may list) is refused, home is refused, and the root is not. */
+	 * every user may list) is refused, home is refused, and the root is not.
+	 * A home below a session's private /tmp is refused too, never a
+	 * readable stand-in: a private directory that holds it gives no access
+	 * (profile_isolate). One that is absent there is out of reach anyway. */
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
 		return false;
 	if (!refused("/"))

@@ -1,6 +1,7 @@
 /* Finding local shells on disk. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/envvars.h"
@@ -23,35 +24,6 @@ static int check_shell_dir(const char *dir, struct error *err)
 }
 
 static bool has_relative_entry(const char *list);
-
-/* Optimal string alignment distance (edits, with swaps of neighbours),
- * capped: anything beyond 3 is "far". */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 64 || lb > 64)
-		return 4;
-	size_t d[65][65];
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
-			size_t best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (d[i - 1][j - 1] + cost < best)
-				best = d[i - 1][j - 1] + cost;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[la][lb];
-}
 
 /* "did you mean cc-tools?": the closest of the local shells and the
  * installed flake's, when close enough (at most 2 edits, fewer for short
@@ -151,6 +123,31 @@ static int resolve_canonical(const char *path, char **canon, void *arg, struct e
 	(void)arg, (void)err;
 	*canon = platform_canonical_path(path);
 	return 0;
+}
+
+static bool listed(char **names, const char *name)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+int shell_check_name(const char *name, const char *home, struct error *err)
+{
+	/* A path or FLAKE#ATTR is judged when used; with MOAT_FLAKE set only
+	 * nix could tell, and a link must not build anything. */
+	if (strchr(name, '#') || strchr(name, '/') || getenv(ENV_FLAKE))
+		return 0;
+	char **local = shells_local_names(home);
+	char **installed = nix_installed_shells();
+	bool known = listed(local, name) || listed(installed, name);
+	path_list_free(local);
+	nix_free_names(installed);
+	if (known)
+		return 0;
+	unknown_shell(name, home, NIX_NO_FLAKE, err);
+	return -1;
 }
 
 int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, void *arg, char **dir,

@@ -78,6 +78,12 @@ typedef int shell_resolve_fn(const char *path, char **canon, void *arg, struct e
 int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, void *arg, char **dir,
                struct error *err);
 
+/* Could a bare shell name resolve when used: a local shell, or one the
+ * installed flake defines? 0, or -1 with shell_find's "unknown shell"
+ * message. Paths, FLAKE#ATTR and, with MOAT_FLAKE set, every name pass:
+ * only nix could tell, and this runs no nix. For moat link. */
+int shell_check_name(const char *name, const char *home, struct error *err);
+
 /* Does every entry of <shell_dir>/bin lead to a moat-wrapper? A dangling
  * link, a link elsewhere or an executable of its own would run the tool
  * unconfined from PATH (a dangling link is skipped and the next tool of

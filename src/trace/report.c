@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "base/path.h"
+#include "context/programs.h"
 #include "report/json.h"
 #include "report/profile_view.h"
 #include "shells/shells.h"
@@ -177,6 +178,13 @@ static char *acceptable_grant(const char *path, const char *shown, const char *h
 		free(grant);
 		grant = up;
 	}
+	if (path_is_proc_pid(grant)) {
+		sb_adds(why,
+		        "it is one process's, whose id changes every run: no grant of it holds "
+		        "the next time");
+		free(grant);
+		return NULL;
+	}
 	if (path_is_under(home, grant)) {
 		const char *rel = strcmp(grant, home) == 0 ? "is" : "contains";
 		if (strcmp(grant, shown) == 0) {
@@ -272,18 +280,6 @@ static size_t suggest(struct report *r, struct suggestion s)
 	return r->nsugg++;
 }
 
-static bool is_proc_pid(const char *path)
-{
-	if (strncmp(path, "/proc/", 6) != 0)
-		return false;
-	const char *c = path + 6;
-	if (*c < '0' || *c > '9')
-		return false;
-	while (*c >= '0' && *c <= '9')
-		c++;
-	return *c == '/' || *c == '\0';
-}
-
 static void note(struct report *r, size_t entry, size_t sugg)
 {
 	for (size_t i = 0; i < r->nof[entry]; i++)
@@ -306,19 +302,35 @@ static const struct rule *protected_rule(const struct profile *p, const char *pa
 	return NULL;
 }
 
-static void add_path_denial(struct report *r, size_t entry, const struct trace_denial *d,
-                            const struct profile *p, const char *home)
+/* Why a read-only protected path is so: a PATH directory below a write
+ * grant (context/programs.h), or git's and .protect's. */
+static char *protected_why(const struct rule *prot, const struct trace_facts *f)
 {
+	static const char ro[] =
+	    "protected: moat keeps it read-only, since git (or what .protect lists) runs "
+	    "it outside the sandbox later; change it outside moat, or opt the project out "
+	    "with .unprotected in config.zon";
+	char *program = programs_write_refusal(prot->path, f->path_env, f->home);
+	if (!program)
+		return xstrdup(ro);
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, "protected: moat keeps it read-only, since ");
+	visible_add(&sb, program, strlen(program), visible_utf8_locale());
+	sb_adds(&sb, "; install programs outside moat");
+	free(program);
+	return sb_detach(&sb);
+}
+
+static void add_path_denial(struct report *r, size_t entry, const struct trace_denial *d,
+                            const struct profile *p, const struct trace_facts *f)
+{
+	const char *home = f->home;
 	struct need needs[MAX_NEEDS];
 	const char *shown;
 	const struct rule *prot = protected_rule(p, d->path);
 	if (!prot && d->op == TRACE_RENAME)
 		prot = protected_rule(p, d->other);
 	if (prot) {
-		static const char ro[] =
-		    "protected: moat keeps it read-only, since git (or what .protect lists) runs "
-		    "it outside the sandbox later; change it outside moat, or opt the project out "
-		    "with .unprotected in config.zon";
 		static const char pin[] =
 		    "protected: moat keeps this git directory in place, so that no copy with hooks "
 		    "of the sandbox's making can take its place; move it outside moat";
@@ -326,7 +338,8 @@ static void add_path_denial(struct report *r, size_t entry, const struct trace_d
 		note(r, entry,
 		     suggest(r, (struct suggestion){
 		                    .kind = SUGG_NONE,
-		                    .why = xstrdup(prot->origin == ORIGIN_PINNED ? pin : ro),
+		                    .why = prot->origin == ORIGIN_PINNED ? xstrdup(pin)
+		                                                         : protected_why(prot, f),
 		                    .refused = prot->origin == ORIGIN_PINNED ? d->path : prot->path,
 		                    .op = d->op}));
 		return;
@@ -340,11 +353,11 @@ static void add_path_denial(struct report *r, size_t entry, const struct trace_d
 		static const char other[] = "the profile already allows this there; the sandbox "
 		                            "refused it for a reason no grant changes";
 		note(r, entry,
-		     suggest(r,
-		             (struct suggestion){.kind = SUGG_NONE,
-		                                 .why = xstrdup(is_proc_pid(shown) ? proc : other),
-		                                 .refused = shown,
-		                                 .op = d->op}));
+		     suggest(r, (struct suggestion){
+		                    .kind = SUGG_NONE,
+		                    .why = xstrdup(path_is_proc_pid(shown) ? proc : other),
+		                    .refused = shown,
+		                    .op = d->op}));
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -622,6 +635,34 @@ static void refuse_own(struct report *r, const struct trace_facts *f)
 	}
 }
 
+/* A write grant on a system or PATH directory would let sandboxed code
+ * replace a program run outside it later (moat allow refuses it): never
+ * suggested, the reason and the user-level way shown instead. */
+static void refuse_programs(struct report *r, const struct trace_facts *f)
+{
+	for (size_t i = 0; i < r->nsugg; i++) {
+		struct suggestion *s = &r->sugg[i];
+		if (s->kind != SUGG_GRANT || s->merged_into != NOT_MERGED ||
+		    !(s->access & ACCESS_WRITE))
+			continue;
+		char *program = programs_write_refusal(s->path, f->path_env, f->home);
+		if (!program)
+			continue;
+		struct strbuf why = STRBUF_INIT;
+		sb_adds(&why, "a write grant on ");
+		visible_add(&why, s->path, strlen(s->path), visible_utf8_locale());
+		sb_adds(&why, " is refused: ");
+		visible_add(&why, program, strlen(program), visible_utf8_locale());
+		sb_addf(&why, "; %s", programs_hint);
+		free(program);
+		free(s->why);
+		s->why = sb_detach(&why);
+		s->kind = SUGG_NONE;
+		if (!s->refused)
+			s->refused = s->path;
+	}
+}
+
 void report_build(struct report *r, const struct trace_log *log, const struct profile *p,
                   const struct trace_facts *f)
 {
@@ -631,12 +672,13 @@ void report_build(struct report *r, const struct trace_log *log, const struct pr
 	for (size_t i = 0; i < log->n; i++) {
 		const struct trace_denial *d = &log->v[i];
 		if (trace_op_is_path(d->op) && d->path)
-			add_path_denial(r, i, d, p, f->home);
+			add_path_denial(r, i, d, p, f);
 		else
 			add_seccomp_denial(r, i, d, p, f);
 	}
 	collapse(r, f->home);
 	refuse_own(r, f);
+	refuse_programs(r, f);
 }
 
 void report_free(struct report *r)

@@ -108,6 +108,9 @@ struct trace_facts {
 	const char *const *own;
 	const char *const *own_what;
 	size_t nown;
+	/* The caller's PATH (or NULL): no write grant on a directory of it,
+	 * nor on a system directory, is ever suggested (context/programs.h). */
+	const char *path_env;
 };
 
 /* Render the report for stderr: the refused paths, grouped, the refusals

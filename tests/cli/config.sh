@@ -63,6 +63,21 @@ expect_ok "(linked again)" "$MOAT" link -r .
 run "$MOAT" detect
 expect_out "link -r forgot the link" '^shells: alpha beta \(detected\)$'
 expect_status "link -r wants one DIR" 2 "$MOAT" link -r
+
+# A typo of a shell is refused at link time, not at every later run.
+expect_status "link to an unknown shell is refused" 1 env -u MOAT_FLAKE "$MOAT" link . alpah
+expect_out "as moat run would" "unknown shell 'alpah': it is not a local shell"
+expect_out "naming the shell meant" "^hint: did you mean alpha\?$"
+! grep -q alpah "$CFG" 2>/dev/null && ok "and nothing is linked" || not_ok "the typo was linked"
+expect_ok "a link to a missing directory is made" "$MOAT" link "$T/later" alpha
+expect_out "with a warning" "warning: '$(re_quote "$T/later")' does not exist: the link applies once it does"
+"$MOAT" unlink "$T/later" >/dev/null 2>&1
+# One written by hand: the run's error says where it came from.
+mkdir -p "$T/typo" && git init -q "$T/typo"
+printf '.{ .links = .{ .{ .dir = "%s", .shells = .{ "alpah" } } } }\n' "$T/typo" >"$CFG.hand"
+run env -u MOAT_FLAKE sh -c "cd '$T/typo' && cp '$CFG' '$CFG.keep' && cp '$CFG.hand' '$CFG' && '$MOAT' run -- true; rc=\$?; cp '$CFG.keep' '$CFG'; exit \$rc"
+[ "$rc" -eq 125 ] && ok "a run with a linked unknown shell: status 125" || not_ok "status $rc"
+expect_out "says the shell came from the link" "^hint: the shells came from config.zon's link for this project"
 run "$MOAT" link
 [ "$rc" -eq 0 ] && [ -z "$out" ] && grep -q "^moat: no links in $CFG\$" "$T/.err" &&
 	ok "link with no links says so" || { not_ok "link with no links says so" && _show link; }

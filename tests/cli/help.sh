@@ -66,13 +66,16 @@ for c in $commands; do
 		grep -qF -- "\\-$o" "$f" || missing="$missing man:-$o"
 	done
 	for o in $(sed -n 's/^\.BR\? \\-\\-\([a-z-]*\).*/\1/p; s/^\.BR\? \\-.\(, \| "\)* \\-\\-\([a-z-]*\).*/\2/p; s/^\.BI \\-\\-\([a-z-]*\).*/\1/p' "$T/man-cmd"); do
-		grep -qE -- "^  (-., |    )--$o( |\$)" "$T/help" || missing="$missing help:--$o"
+		grep -qE -- "^  (-., |    )--$o( |\[|\$)" "$T/help" || missing="$missing help:--$o"
 	done
 	[ -z "$missing" ] && ok "moat $c: --help, the man page and the README list the same options" ||
 		not_ok "moat $c: --help, the man page and the README list the same options (missing:$missing)"
 done
 run "$MOAT" help
 cmp -s "$T/.out" <("$MOAT" --help) && ok "moat help is moat --help" || not_ok "moat help is moat --help"
+run "$MOAT" --help
+expect_out "--help names the root as it is chosen" "^project \(the top of the git work tree, else the current directory\)"
+expect_out "and /tmp as the session's own" "/tmp is the session's$"
 run "$MOAT" help frobnicate
 [ "$rc" -eq 2 ] && grep -q "'frobnicate' is not a moat command" "$T/.err" && ok "moat help of an unknown command: status 2" ||
 	{ not_ok "moat help of an unknown command: status 2" && _show moat help frobnicate; }
@@ -94,6 +97,16 @@ usage_error "no command" '^usage: moat'
 usage_error "only -v" '^usage: moat' -v
 usage_error "an unknown command" "'frobnicate' is not a moat command" frobnicate
 expect_out "with a hint" "^hint: see 'moat --help'"
+expect_no_out "and no guess when nothing is near" 2 "did you mean"
+# An optional value is given as --json=FILE: help shows that form, and
+# the next word stays a shell name, as moat run's usage says.
+run "$MOAT" help run
+expect_out "moat help run shows --json[=FILE]" "^      --json\[=FILE\] +with --trace"
+expect_no_out "never a --json FILE it would not take" 0 "--json FILE"
+usage_error "a typo of a command" "'rn' is not a moat command" rn
+expect_out "names the command meant" "^hint: did you mean 'run'\?$"
+usage_error "moat help of a typo" "'shel' is not a moat command" help shel
+expect_out "names it too" "^hint: did you mean 'shell'\?$"
 usage_error "an unknown global option" "unknown option '--bogus'" --bogus
 usage_error "run: an unknown option" "unknown option '--bogus'" run --bogus -- true
 expect_out "run's usage follows" '^usage: moat run '
@@ -124,7 +137,7 @@ run "$MOAT" profile --format=sbpl
 	{ not_ok "--format=sbpl gives the same" && _show profile --format=sbpl; }
 mkdir -p "$HOME/.g1" "$HOME/.g2" "$HOME/.g3" "$HOME/.g4"
 run "$MOAT" allow git "$HOME/.g1"
-[ "$rc" -eq 0 ] && grep -q "^moat: granted git read access to ~/.g1\$" "$T/.err" &&
+[ "$rc" -eq 0 ] && grep -q "^moat: granted git read access to ~/.g1 in every project\$" "$T/.err" &&
 	ok "control: allow says what it granted" || { not_ok "control: allow says what it granted" && _show allow; }
 for q in "-q allow git ~/.g2" "allow -q git ~/.g3" "allow git ~/.g4 --quiet"; do
 	run "$MOAT" $q # moat expands the literal ~/

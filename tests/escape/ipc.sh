@@ -96,7 +96,8 @@ with mp.Pool(2) as pool: print("pool:", sum(pool.map(abs, [-1, -2, -3])))'
 fi
 
 # A project that lives in /dev/shm (a RAM disk for a fast build): it is
-# bound into the session's own /dev/shm, whose other files stay the host's.
+# bound into the session's own /dev/shm, whose other files stay the host's;
+# the rest of that /dev/shm is refused, POSIX shared memory with it.
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	shmproj=$(mktemp -d /dev/shm/moat-proj.XXXXXX)
 	eval "$(trap -p EXIT | sed "s|^trap -- '|trap -- 'rm -rf $shmproj; |")"
@@ -109,9 +110,14 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	shmdecoy=$(mktemp /dev/shm/moat-decoy.XXXXXX)
 	echo SHM-DECOY >"$shmdecoy"
 	run sh -c "cd '$shmproj' && '$MOAT' run -- ls /dev/shm"
-	[ "$rc" -eq 0 ] && ! grep -qF "$(basename "$shmdecoy")" "$T/.out" &&
-		ok "while the rest of the host's /dev/shm stays out of sight" ||
+	ran_and_failed && ! grep -qF "$(basename "$shmdecoy")" "$T/.out" &&
+		ok "while the rest of the host's /dev/shm stays out of sight (refused)" ||
 		{ not_ok "while the rest of the host's /dev/shm stays out of sight" && _show ls; }
+	# The session's /dev/shm stands in for the host's there: a write beside
+	# the project is refused, never kept until the session ends (issue 39).
+	run sh -c "cd '$shmproj' && '$MOAT' run -- sh -c 'echo x >../moat-beside-$$'"
+	ran_and_failed && grep -qi 'permission denied' "$T/.err" && [ ! -e "/dev/shm/moat-beside-$$" ] &&
+		ok "a write beside it is refused" || { not_ok "a write beside it is refused" && _show beside; }
 	rm -f "$shmdecoy"
 	run sh -c "cd '$shmproj' && '$MOAT' profile"
 	expect_out "and moat profile says its IPC is private" '^ipc: private'

@@ -1,4 +1,5 @@
-# Grants on paths that do not exist yet: a write grant's directory under
+# Grants on paths that do not exist yet: moat allow says so (a warning for
+# one that gives nothing until it exists); a write grant's directory under
 # HOME is made (mode 0700, owned by the user, never below a directory
 # sandboxed code can write) when a session or a wrapped tool starts, said
 # under -v; a read grant on a missing path is "absent, no rule" in moat
@@ -10,7 +11,12 @@ expect_denied "control: without a grant, ~/.npm cannot be made" "$MOAT" run -- m
 [ ! -e "$HOME/.npm" ] && ok "and it was not" || not_ok "~/.npm was made without a grant"
 
 expect_ok "grant a missing path --write" "$MOAT" allow '*' '~/.npm' --write
+expect_out "moat allow says it is made when a session starts" "^moat: '~/.npm' does not exist yet: a session or the tool makes it \(mode 0700\)$"
 expect_ok "grant a missing path read-only" "$MOAT" allow '*' '~/.missing-ro'
+expect_out "moat allow warns that it gives nothing" "^moat: warning: '~/.missing-ro' does not exist: the grant gives nothing until it does$"
+expect_ok "control: an existing path" "$MOAT" allow '*' '~/.ssh/config'
+expect_no_out "gets no such line" 0 "does not exist"
+"$MOAT" unallow '*' '~/.ssh/config' >/dev/null 2>&1
 expect_ok "moat check passes" "$MOAT" check
 expect_out "noting the write grant's directory is made" "grant of '~/.npm' to \\*: absent, made \\(mode 0700\\)"
 expect_out "noting the read grant has no rule" "grant of '~/.missing-ro' to \\*: absent, no rule"

@@ -287,10 +287,46 @@ static void test_refusals(void)
 	sb_release(&out);
 }
 
+/* --dirs: a grant limited to some projects is its own rule, found again by
+ * the same directories in any order, and never mixed with unscoped ones. */
+static void test_dirs(void)
+{
+	static const char *const work[] = {"~/work", "/srv/x"};
+	static const char *const swapped[] = {"/srv/x", "~/work"};
+	static const char *const other[] = {"~/work"};
+	static const char base[] = ".{ .allow = .{ .{ .bin = \"c\", .paths = .{ \"~/.c\" } } } }";
+	struct strbuf out = STRBUF_INIT, again = STRBUF_INIT;
+	struct error err = {0};
+	CHECK(config_edit_allow_in(base, strlen(base), "c", HOME, "c", "~/.c", true, false, work, 2,
+	                           &out, &err) == 1,
+	      "a grant with dirs beside an unscoped one for the same path is new");
+	CHECK(strstr(out.buf, ".{ .bin = \"c\", .paths = .{ \"~/.c\" }, .write = true, .dirs = "
+	                      ".{ \"~/work\", \"/srv/x\" } }") != NULL,
+	      "written with its .dirs");
+	CHECK(strstr(out.buf, ".{ .bin = \"c\", .paths = .{ \"~/.c\" } }") != NULL,
+	      "the unscoped rule is left as it was");
+	CHECK(config_edit_allow_in(out.buf, out.len, "c", HOME, "c", "~/.c", true, false, swapped,
+	                           2, &again, &err) == 0,
+	      "the same dirs in another order: already granted");
+	CHECK(config_edit_unallow_in(out.buf, out.len, "c", HOME, "c", "~/.c", other, 1, &again,
+	                             &err) == 0,
+	      "other dirs remove nothing");
+	CHECK(config_edit_unallow_in(out.buf, out.len, "c", HOME, "c", "~/.c", swapped, 2, &again,
+	                             &err) == 1 &&
+	          strcmp(again.buf, base) == 0,
+	      "the same dirs remove it, and only it");
+	CHECK(config_edit_allow_in(base, strlen(base), "c", HOME, "c", "~/.c", false, false,
+	                           (const char *const[]){""}, 1, &again, &err) == -1,
+	      "an empty directory is refused");
+	sb_release(&out);
+	sb_release(&again);
+}
+
 int main(void)
 {
 	test_golden();
 	test_inline();
 	test_refusals();
+	test_dirs();
 	return tap_done();
 }

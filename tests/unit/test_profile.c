@@ -165,6 +165,45 @@ static void test_many_grants(void)
 	profile_free(&p);
 }
 
+/* A private directory standing in for host paths refuses what it does not
+ * carry: a write there would otherwise vanish with the session. */
+static void test_isolate_host_paths(void)
+{
+	struct {
+		const char *root, *home;
+		unsigned tmp, var_tmp;
+		const char *why;
+	} cases[] = {
+	    {"/home/u/proj", "/home/u", ACCESS_RW, ACCESS_RW, "nothing of the host's below them"},
+	    {"/tmp/w/proj", "/home/u", 0, ACCESS_RW, "the root below /tmp"},
+	    {"/home/u/proj", "/tmp/h", 0, ACCESS_RW, "home below /tmp"},
+	    {"/var/tmp/proj", "/tmp/h", 0, 0, "the root below /var/tmp, home below /tmp"},
+	    {"/srv/proj", "/tmp", 0, ACCESS_RW, "home is /tmp itself"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct profile p;
+		struct error err;
+		struct profile_input in = {.root = cases[i].root, .home = cases[i].home};
+		CHECK(profile_build(&in, &p, &err) == 0, "builds (%s)", cases[i].why);
+		profile_isolate(&p, in.home);
+		const struct rule *tmp = find(&p, "/tmp"), *var_tmp = find(&p, "/var/tmp");
+		CHECK(tmp && tmp->access == cases[i].tmp && var_tmp &&
+		          var_tmp->access == cases[i].var_tmp &&
+		          find(&p, "/dev/shm")->access == ACCESS_RW,
+		      "private directories' access: %s", cases[i].why);
+		profile_free(&p);
+	}
+	struct profile p;
+	struct error err;
+	struct grant g = {"*", "/tmp/cache", ACCESS_RW};
+	struct profile_input in = {
+	    .root = "/home/u/proj", .home = "/home/u", .grants = &g, .ngrants = 1};
+	CHECK(profile_build(&in, &p, &err) == 0, "builds with a grant below /tmp");
+	profile_isolate(&p, in.home);
+	CHECK(find(&p, "/tmp")->access == 0, "a grant below /tmp: the rest of it is refused");
+	profile_free(&p);
+}
+
 static void test_isolate(void)
 {
 	struct profile p;
@@ -172,7 +211,7 @@ static void test_isolate(void)
 	struct profile_input in = {.root = "/home/u/proj", .home = "/home/u"};
 	CHECK(profile_build(&in, &p, &err) == 0 && !p.isolate && !p.job_control,
 	      "a built profile asks for no namespaces, and no job control on the user's terminal");
-	profile_isolate(&p);
+	profile_isolate(&p, in.home);
 	CHECK(p.isolate && p.job_control, "a session is isolated, on a terminal of its own");
 	const char *dirs[] = {"/tmp", "/var/tmp", "/dev/shm"};
 	for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
@@ -217,6 +256,7 @@ int main(void)
 {
 	test_defaults();
 	test_isolate();
+	test_isolate_host_paths();
 	test_many_grants();
 	test_refused_roots();
 	test_grants();

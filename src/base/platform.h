@@ -45,6 +45,8 @@ int platform_open_canonical(const char *path, char **canon);
 /* Close every descriptor from lowfd up: a descriptor to a file outside the
  * root would be a hole the sandbox cannot close. */
 void platform_close_from(int lowfd);
+/* Close the descriptors lo..hi, in one call where the kernel has one. */
+void platform_close_range(int lo, int hi);
 
 /* Open dir/rel for reading without leaving dir, through a symlink or "..":
  * for files in a shell directory, which sandboxed code may have rewritten.
@@ -95,6 +97,7 @@ long platform_quiet_poll(struct pollfd *fds, unsigned int n);
 long platform_quiet_kill(pid_t pid, int sig);
 long platform_quiet_wait(pid_t pid, int *status, int options);
 long platform_quiet_close(int fd);
+long platform_quiet_close_range(int lo, int hi);
 
 /* Keep this process, and what it starts from now on, on the CPU it runs
  * on, until each calls platform_cpu_release for itself: that gives back

@@ -64,6 +64,13 @@ int plan_build_profile(struct launch *l, const char *bin, struct error *err)
 	return 0;
 }
 
+void launch_close_held(struct launch *l)
+{
+	context_close_held(&l->ctx);
+	for (size_t i = 0; i < l->profile.nrules; i++)
+		l->profile.rules[i].held = false;
+}
+
 void launch_free(struct launch *l)
 {
 	context_free(&l->ctx);

@@ -19,6 +19,10 @@ int plan_check_own(struct launch *l, unsigned kinds, const char *const *binaries
  * sockets, the kernel's support, and the profile from l->ctx. */
 int plan_build_profile(struct launch *l, const char *bin, struct error *err);
 
+/* Close the grants' descriptors held since planning (context_close_held),
+ * and rule on their paths by lookup from now on. */
+void launch_close_held(struct launch *l);
+
 /* Make the directories of write grants that do not exist yet (mode 0700,
  * never through a link, never below where sandboxed code can write), so that
  * the sandbox can rule on them; one that cannot be made is a warning, and

@@ -330,6 +330,9 @@ static int supervisor(void *data)
 	l->ctx.root_fd = -1;
 	if (root_fd >= 0)
 		close(root_fd);
+	/* The grants' descriptors were the tool's rules; l is read, not
+	 * changed: moat closes its own copies (session_run). */
+	context_close_held_fds(&l->ctx);
 	if (tool > 0)
 		relay_foreground(r, tool);
 	/* The terminal is the tool's now: held here, it would keep the
@@ -490,10 +493,20 @@ static void warn_no_pid_namespace(const struct launch *l, int refused)
 	l->print_warnings(msg);
 }
 
+/* A descriptor to a file outside would be a hole Landlock cannot close:
+ * all from 3 up go, but the grants' held ones (close-on-exec, the rules
+ * of the tool made before its exec). */
+static void close_inherited(struct launch *l)
+{
+	if (context_close_unheld(&l->ctx, 3))
+		return;
+	launch_close_held(l);
+	platform_close_from(3);
+}
+
 int session_run(struct launch *l, char **argv, struct error *err)
 {
-	/* A descriptor to a file outside would be a hole Landlock cannot close. */
-	platform_close_from(3);
+	close_inherited(l);
 	struct relay r;
 	struct channels ch;
 	if (relay_open(&r, err) < 0 || platform_pipe_cloexec(ch.events) < 0 ||
@@ -523,6 +536,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	close(ch.control[0]);
 	if (pid > 0)
 		wait_for_start(ch.events[0]);
+	launch_close_held(l);
 	platform_cpu_release();
 	if (pid > 0 && isolated)
 		launch_namespaces_worked(l);

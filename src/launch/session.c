@@ -259,7 +259,8 @@ static void note_absent_grants(struct launch *l)
 	for (size_t i = 0; i < l->profile.nrules; i++) {
 		const struct rule *r = &l->profile.rules[i];
 		struct stat st;
-		if (r->origin != ORIGIN_GRANT || stat(r->path, &st) == 0)
+		/* A held descriptor is the path, found a moment ago. */
+		if (r->origin != ORIGIN_GRANT || r->held || stat(r->path, &st) == 0)
 			continue;
 		sb_addf(&l->notes, "grant of %s to %s: absent, %s\n", r->path,
 		        r->bin ? r->bin : "*",

@@ -8,6 +8,12 @@
  * (l->ctx.areas). A file that does not parse is an error, which says so
  * when it lies where sandboxed code can write. */
 int plan_load_config(struct launch *l, struct error *err);
+/* Its two halves, for a session, whose root depends on the file (.root):
+ * read into l->cfg (-1 with err when it does not parse), then, the root
+ * known, the areas set or the failure explained (read: what the first
+ * returned, err: its error). */
+int plan_read_config(struct launch *l, const char *home, struct error *err);
+int plan_use_config(struct launch *l, int read, struct error *err);
 
 /* moat's own places of kinds (context/own.h) and the binaries given (NULL
  * entries skipped), judged against l->ctx.areas and past roots: -1 with

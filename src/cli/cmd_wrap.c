@@ -120,7 +120,8 @@ static char *resolve_existing(const char *path, char **existing, struct error *e
 		return NULL;
 	}
 	size_t nareas;
-	char **areas = context_writable_areas(context_root_or_null(cwd, home), home, &cfg, &nareas);
+	cleanup_free char *root = cli_project_root(home, &cfg, false);
+	char **areas = context_writable_areas(root, home, &cfg, &nareas);
 	config_free(&cfg);
 	char *canon = NULL;
 	*existing = xstrdup(path);
@@ -333,21 +334,17 @@ static int check_env_args(const struct wrap_args *a, struct error *err)
 	return rc;
 }
 
-/* Does an exec grant in config.zon for tool cover path here? */
-static bool exec_granted(const char *tool, const char *path, const char *root, const char *home)
+/* Does an exec grant in cfg for tool cover path here? */
+static bool exec_granted(const struct config *cfg, const char *tool, const char *path,
+                         const char *root, const char *home)
 {
-	struct error ignored = {0};
-	struct config cfg;
-	if (settings_load(home, NULL, &cfg, &ignored) < 0)
-		return false;
 	struct config_grant *grants;
-	size_t n = config_grants(&cfg, tool, root, home, &grants);
+	size_t n = config_grants(cfg, tool, root, home, &grants);
 	bool granted = false;
 	for (size_t i = 0; i < n && !granted; i++)
 		granted = grants[i].exec && grants[i].path[0] == '/' &&
 		          path_is_under(path, grants[i].path);
 	config_grants_free(grants, n);
-	config_free(&cfg);
 	return granted;
 }
 
@@ -363,11 +360,15 @@ static void warn_if_unrunnable(const char *path)
 	/* Landlock judges the file a link leads to. */
 	cleanup_free char *real = platform_canonical_path(path);
 	cleanup_free char *home = real ? settings_home(&err) : NULL;
-	cleanup_free char *cwd = home ? fs_cwd(&err) : NULL;
-	if (!cwd)
+	struct config cfg;
+	if (!home || settings_load(home, NULL, &cfg, &err) < 0)
 		return;
-	const char *root = context_root_or_null(cwd, home);
-	if ((root && path_is_under(real, root)) || exec_granted(tool, real, root, home))
+	/* The root a run here would have: the git work tree's top. */
+	cleanup_free char *root = cli_project_root(home, &cfg, false);
+	bool runs =
+	    (root && path_is_under(real, root)) || exec_granted(&cfg, tool, real, root, home);
+	config_free(&cfg);
+	if (runs)
 		return;
 	cleanup_free char *msg = NULL;
 	cleanup_free char *hint = NULL;
@@ -402,13 +403,14 @@ static int judge_wrapper(const char *path, const char *home, bool with_cwd, unsi
                          const char *refusing, struct error *err)
 {
 	/* Where sandboxed code can write, as a run here would see it:
-	 * config.zon's write grants, past roots and, with_cwd, the current
-	 * directory as the root. */
+	 * config.zon's write grants, past roots and, with_cwd, the root a run
+	 * here would have (the git work tree's top, as cli_project_root
+	 * chooses it for moat run, check and nix alike). */
 	struct config cfg = {0};
 	cleanup_free char *cwd = with_cwd ? fs_cwd(err) : NULL;
-	const char *root = cwd ? context_root_or_null(cwd, home) : NULL;
 	if ((with_cwd && !cwd) || settings_load(home, NULL, &cfg, err) < 0)
 		return -1;
+	cleanup_free char *root = with_cwd ? cli_project_root(home, &cfg, false) : NULL;
 	size_t n = 0;
 	char **areas = context_writable_areas(root, home, &cfg, &n);
 	struct own_places o;

@@ -195,13 +195,20 @@ static void say_what_is_open(struct launch *l)
 
 /* The root: the top of the git work tree around cwd unless told to keep
  * cwd, announced where it is not cwd, or where the top could not be one. */
-static int choose_root(struct launch *l, const char *home, bool here, struct error *err)
+void launch_project_root(const char *cwd, const char *home, const struct config *cfg, bool here,
+                         struct project_root *pr)
+{
+	context_project_root(cwd, home, here || cfg->root == CONFIG_ROOT_HERE, pr);
+}
+
+static int choose_root(struct launch *l, const char *home, const struct config *cfg, bool here,
+                       struct error *err)
 {
 	cleanup_free char *cwd = fs_cwd(err);
 	if (!cwd)
 		return -1;
 	struct project_root pr;
-	context_project_root(cwd, home, here, &pr);
+	launch_project_root(cwd, home, cfg, here, &pr);
 	if (pr.top && !pr.refused)
 		sb_addf(&l->info, "root %s, the top of the git work tree (--here: %s alone)\n",
 		        pr.root, cwd);
@@ -218,14 +225,14 @@ static int choose_root(struct launch *l, const char *home, bool here, struct err
 static int choose_session_root(struct launch *l, const char *home, bool here, struct error *err)
 {
 	int read = plan_read_config(l, home, err);
-	here = here || (read == 0 && l->cfg.root == CONFIG_ROOT_HERE);
+	static const struct config unread; /* no .root: the default */
 	cleanup_free struct error *unparsed = NULL;
 	if (read < 0) { /* kept until the root is known */
 		unparsed = xmalloc(sizeof(*unparsed));
 		*unparsed = *err;
 		error_clear(err);
 	}
-	if (choose_root(l, home, here, err) < 0)
+	if (choose_root(l, home, read == 0 ? &l->cfg : &unread, here, err) < 0)
 		return -1;
 	if (unparsed)
 		*err = *unparsed;

@@ -58,6 +58,10 @@ int platform_open_beneath(const char *dir, const char *rel);
  * sandboxed code can write, a component checked a moment ago may have been
  * swapped for a link since. Returns an fd or -1 with errno. */
 int platform_open_path_no_symlinks(const char *dir, const char *rel);
+/* The same for one name in the directory dirfd (no "/", not ".."): a
+ * path-only descriptor, or -1 with errno (ELOOP for a symlink, ENOSYS
+ * where the kernel cannot say: look the whole path up then). */
+int platform_open_name_no_symlinks(int dirfd, const char *name);
 
 /* Run the file at path, opened once and checked to be a regular file, with
  * argv and the environment: the file that was opened runs, not whatever

@@ -69,6 +69,13 @@ void platform_close_from(int lowfd)
 	platform_close_range(lowfd, INT_MAX);
 }
 
+int platform_open_name_no_symlinks(int dirfd, const char *name)
+{
+	(void)dirfd, (void)name;
+	errno = ENOSYS; /* callers look the whole path up instead */
+	return -1;
+}
+
 int platform_open_path_no_symlinks(const char *dir, const char *rel)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

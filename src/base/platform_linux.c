@@ -208,6 +208,17 @@ static int openat2_in(const char *dir, const char *rel, uint64_t flags, uint64_t
 
 static int walk_no_symlinks(const char *dir, const char *rel, int last_flags);
 
+int platform_open_name_no_symlinks(int dirfd, const char *name)
+{
+	struct moat_open_how how = {.flags = O_PATH | O_CLOEXEC,
+	                            .resolve = MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_SYMLINKS};
+	if (!name[0] || strchr(name, '/') || strcmp(name, "..") == 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+}
+
 int platform_open_beneath(const char *dir, const char *rel)
 {
 	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;

@@ -111,8 +111,34 @@ static int judge_link(const struct link_judge *j, const char *path, const char *
 /* With held, *held is the descriptor the common case below opened (-1
  * where there was none), for the sandbox to rule on: a grant then costs
  * one lookup, not two, and its rule is on what was checked here. */
+/* path (absolute, no "..") opened refusing every link: below the
+ * directory dirs opened last when it is path's too (grants are often
+ * siblings: one component looked up, not all), else from "/". */
+static int open_no_symlinks(const char *path, struct lookup_dir *dirs)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = (size_t)(slash - path);
+	if (!dirs || slash == path || !slash[1])
+		return platform_open_path_no_symlinks("/", path + 1);
+	if (!dirs->path || strlen(dirs->path) != len || strncmp(dirs->path, path, len) != 0) {
+		context_lookup_dir_free(dirs);
+		dirs->path = xstrndup(path, len);
+		dirs->fd = platform_open_path_no_symlinks("/", dirs->path + 1);
+	}
+	int fd = dirs->fd >= 0 ? platform_open_name_no_symlinks(dirs->fd, slash + 1) : -1;
+	return fd >= 0 ? fd : platform_open_path_no_symlinks("/", path + 1);
+}
+
+void context_lookup_dir_free(struct lookup_dir *d)
+{
+	if (d->path && d->fd >= 0)
+		close(d->fd);
+	free(d->path);
+	*d = (struct lookup_dir){0};
+}
+
 static int resolve_unplanted(const char *path, const struct link_judge *j, bool keep_absent,
-                             char **canon, int *held, struct error *err)
+                             char **canon, int *held, struct lookup_dir *dirs, struct error *err)
 {
 	*canon = NULL;
 	if (held)
@@ -120,7 +146,7 @@ static int resolve_unplanted(const char *path, const struct link_judge *j, bool 
 	/* The common case in one call: a path with no link anywhere in it is
 	 * its own canonical form (a grant, a thousand times over). */
 	if (path[0] == '/' && path[1] && !path_has_dotdot(path)) {
-		int fd = platform_open_path_no_symlinks("/", path + 1);
+		int fd = open_no_symlinks(path, dirs);
 		if (fd >= 0) {
 			if (held)
 				*held = fd;
@@ -189,28 +215,28 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
                               const char *what, char **canon, struct error *err)
 {
 	struct link_judge j = {areas, n, NULL, false, what};
-	return resolve_unplanted(path, &j, false, canon, NULL, err);
+	return resolve_unplanted(path, &j, false, canon, NULL, NULL, err);
 }
 
 int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
                                      const char *what, char **canon, struct error *err)
 {
 	struct link_judge j = {areas, n, NULL, false, what};
-	return resolve_unplanted(path, &j, true, canon, NULL, err);
+	return resolve_unplanted(path, &j, true, canon, NULL, NULL, err);
 }
 
-int context_resolve_grant(const char *path, const char *const *areas, size_t n, char **canon,
-                          int *held, struct error *err)
+int context_resolve_grant(const char *path, const char *const *areas, size_t n,
+                          struct lookup_dir *dirs, char **canon, int *held, struct error *err)
 {
 	struct link_judge j = {areas, n, NULL, false, "to grant"};
-	return resolve_unplanted(path, &j, true, canon, held, err);
+	return resolve_unplanted(path, &j, true, canon, held, dirs, err);
 }
 
 int context_resolve_unwritable(const char *path, const char *root, const char *const *areas,
                                size_t n, const char *what, char **canon, struct error *err)
 {
 	struct link_judge j = {areas, n, root, true, what};
-	if (resolve_unplanted(path, &j, true, canon, NULL, err) < 0)
+	if (resolve_unplanted(path, &j, true, canon, NULL, NULL, err) < 0)
 		return -1;
 	if (!*canon)
 		return 0;
@@ -274,12 +300,11 @@ void context_add_shell(struct context *c, const char *dir)
 	c->shell_dirs[c->nshell_dirs++] = xstrdup(dir);
 }
 
-void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access,
-                       int fd)
+void context_add_grant(struct context *c, const char *bin, char *path, unsigned access, int fd)
 {
 	c->grants = xrealloc_array(c->grants, c->ngrants + 1, sizeof(*c->grants));
 	c->grants[c->ngrants++] =
-	    (struct grant){xstrdup(bin), xstrdup(path), access, .held = fd >= 0, .fd = fd};
+	    (struct grant){xstrdup(bin), path, access, .held = fd >= 0, .fd = fd};
 }
 
 /* The grants' held descriptors come in runs of consecutive numbers, in

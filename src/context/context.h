@@ -81,10 +81,10 @@ char *context_add_git_worktree(struct context *c, const char *const *areas, size
  * Refuses a root that is home or contains it. */
 int context_init(struct context *c, const char *root, const char *home, struct error *err);
 void context_add_shell(struct context *c, const char *dir);
-/* A grant of path to bin; fd, when not -1, is path's descriptor from
- * context_resolve_grant, which the context then owns (context_close_held). */
-void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access,
-                       int fd);
+/* A grant of path (taken: a thousand grants, a thousand copies fewer) to
+ * bin; fd, when not -1, is path's descriptor from context_resolve_grant,
+ * which the context then owns (context_close_held). */
+void context_add_grant(struct context *c, const char *bin, char *path, unsigned access, int fd);
 /* Close the grants' held descriptors (a call a run of consecutive ones),
  * and forget them: a rule made from the profile after this opens its path
  * again. context_close_held_fds closes them and changes nothing in c, for
@@ -136,11 +136,21 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
                                      const char *what, char **canon, struct error *err);
 
+/* The directory the last grant's path lies in, opened refusing every
+ * link, for the next ones there: zeroed to start, freed with
+ * context_lookup_dir_free. */
+struct lookup_dir {
+	char *path;
+	int fd;
+};
+void context_lookup_dir_free(struct lookup_dir *d);
+
 /* context_resolve_unplanted_absent for a grant, and *held: the descriptor
  * its one lookup opened (O_PATH, close-on-exec), or -1 when it followed a
- * link or the path is absent. The rule is made on *held (struct grant). */
-int context_resolve_grant(const char *path, const char *const *areas, size_t n, char **canon,
-                          int *held, struct error *err);
+ * link or the path is absent. The rule is made on *held (struct grant). A
+ * grant in dirs's directory is looked up below it (one component). */
+int context_resolve_grant(const char *path, const char *const *areas, size_t n,
+                          struct lookup_dir *dirs, char **canon, int *held, struct error *err);
 
 /* As context_resolve_unplanted, for what will run unconfined (a jailbroken
  * binary, its interpreter): refuse it when any part of it lies where

@@ -174,6 +174,7 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 	size_t nareas = c->nareas;
 	int rc = 0;
 	int held_below = n ? held_fd_limit() : 0;
+	struct lookup_dir dirs = {0};
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *why = path_refusal(grants[i].path);
 		char *canon = NULL;
@@ -187,8 +188,8 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			           "fix the path in config.zon; 'moat check' lists every problem");
 			err->status = EXIT_MOAT_FAILED;
 			rc = -1;
-		} else if (context_resolve_grant(grants[i].path, areas, nareas, &canon, &fd, err) <
-		           0) {
+		} else if (context_resolve_grant(grants[i].path, areas, nareas, &dirs, &canon, &fd,
+		                                 err) < 0) {
 			sb_addf(warnings, "%s; skipped (%s)\n", err->msg, err->hint);
 			error_set(err, "%s", "");
 		}
@@ -198,11 +199,11 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			unsigned access = ACCESS_READ | (grants[i].write ? ACCESS_WRITE : 0) |
 			                  (grants[i].exec ? ACCESS_EXEC : 0);
 			context_add_grant(c, grants[i].bin, canon, access, fd);
-			free(canon);
 		} else if (fd >= 0) {
 			close(fd);
 		}
 	}
+	context_lookup_dir_free(&dirs);
 	config_grants_free(grants, n);
 	return rc;
 }

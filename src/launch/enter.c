@@ -278,6 +278,7 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 			record_root(l, err);
 		launch_make_grant_dirs(l);
 		launch_make_git_files(l);
+		launch_unhold_protected(l);
 		if (launch_break_hard_links(l, err) < 0)
 			return EXIT_MOAT_FAILED;
 	}

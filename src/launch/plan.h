@@ -64,6 +64,11 @@ void launch_namespaces_worked(const struct launch *l);
  * -1 with err (status 125) for one that cannot be. */
 int launch_break_hard_links(const struct launch *l, struct error *err);
 
+/* A grant at or below a protected path is looked up again for its rule:
+ * launch_break_hard_links may give the file there a new inode, and the
+ * descriptor held since planning would keep the old one, the other name's. */
+void launch_unhold_protected(struct launch *l);
+
 /* Confine this process as planned (unless jailbroken or confined already),
  * make TMPDIR and the HOME override, set the environment and exec l->exe.
  * Returns only on failure, with the exit status and err. */

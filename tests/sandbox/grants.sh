@@ -137,6 +137,25 @@ else
 	skip "prerequisite: strace, to count what grants cost"
 fi
 
+# A grant at a protected file that has a second name outside: before the
+# tool starts, moat gives the file an inode of its own (launch/hardlinks.c),
+# so the grant's rule must follow the path, not the descriptor held since
+# planning, which by then names only the other name.
+if command -v git >/dev/null && git init -q "$HOME/hl" && ln "$HOME/hl/.git/config" "$HOME/other-name"; then
+	grep -q repositoryformatversion "$HOME/other-name" && ok "control: the other name reads as .git/config" ||
+		not_ok "control: the other name reads as .git/config"
+	expect_ok "grant the protected file" env XDG_CONFIG_HOME="$T/hl-cfg" "$MOAT" allow '*' "$HOME/hl/.git/config"
+	(cd "$HOME/hl" && env XDG_CONFIG_HOME="$T/hl-cfg" "$MOAT" run -- cat "$HOME/other-name") >"$T/.out" 2>"$T/.err"
+	! grep -q repositoryformatversion "$T/.out" && grep -q 'Permission denied' "$T/.err" &&
+		ok "the other name is not readable through the grant" ||
+		{ not_ok "the other name is not readable through the grant" && _show hl; }
+	(cd "$HOME/hl" && env XDG_CONFIG_HOME="$T/hl-cfg" "$MOAT" run -- cat "$HOME/hl/.git/config") >"$T/.out" 2>"$T/.err"
+	grep -q repositoryformatversion "$T/.out" && ok "the granted path itself is" ||
+		{ not_ok "the granted path itself is" && _show hl-path; }
+else
+	skip "prerequisite: git, and a hard link in HOME"
+fi
+
 # A broken config fails every command that needs it, and is never rewritten.
 printf '.{ .allow = .{ .{ .bin = "*", .pathz = .{ "~/x" } } } }\n' >"$XDG_CONFIG_HOME/moat/config.zon"
 cp "$XDG_CONFIG_HOME/moat/config.zon" "$T/broken"

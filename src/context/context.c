@@ -300,12 +300,11 @@ void context_add_shell(struct context *c, const char *dir)
 	c->shell_dirs[c->nshell_dirs++] = xstrdup(dir);
 }
 
-void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access,
-                       int fd)
+void context_add_grant(struct context *c, const char *bin, char *path, unsigned access, int fd)
 {
 	c->grants = xrealloc_array(c->grants, c->ngrants + 1, sizeof(*c->grants));
 	c->grants[c->ngrants++] =
-	    (struct grant){xstrdup(bin), xstrdup(path), access, .held = fd >= 0, .fd = fd};
+	    (struct grant){xstrdup(bin), path, access, .held = fd >= 0, .fd = fd};
 }
 
 /* The grants' held descriptors come in runs of consecutive numbers, in

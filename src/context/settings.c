@@ -199,7 +199,6 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			unsigned access = ACCESS_READ | (grants[i].write ? ACCESS_WRITE : 0) |
 			                  (grants[i].exec ? ACCESS_EXEC : 0);
 			context_add_grant(c, grants[i].bin, canon, access, fd);
-			free(canon);
 		} else if (fd >= 0) {
 			close(fd);
 		}

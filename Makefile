@@ -43,15 +43,21 @@ ALL_LDFLAGS := -pie $(LDHARDEN_$(UNAME_S)) $(if $(SANITIZE),-fsanitize=$(SANITIZ
 
 # One backend per platform, chosen here rather than by #ifdef in functions.
 SANDBOX_Linux := src/sandbox/landlock.c src/sandbox/landlock_abi.c src/sandbox/seccomp.c \
+	src/sandbox/syscalls.c src/sandbox/syscalls_i386.c \
 	src/sandbox/caps.c src/sandbox/namespaces.c src/sandbox/netns.c
 SANDBOX_Darwin := src/sandbox/seatbelt.c
 SANDBOX_SRC := $(SANDBOX_$(UNAME_S)) src/sandbox/sbpl.c
 PLATFORM_Linux := src/base/platform_linux.c
 PLATFORM_Darwin := src/base/platform_darwin.c
 
+# The hosts policy's proxy (epoll, splice): Linux alone; macOS refuses hosts.
+PROXY_Linux := src/launch/proxy.c
+PROXY_Darwin := src/launch/proxy_none.c
+
 LIB_SRC := $(PLATFORM_$(UNAME_S)) $(filter-out src/base/platform_%.c,$(wildcard src/base/*.c)) \
-	$(wildcard src/config/*.c src/profile/*.c src/context/*.c \
-	src/shells/*.c src/approvals/*.c src/trace/*.c src/report/*.c src/launch/*.c) $(SANDBOX_SRC)
+	$(filter-out src/launch/proxy%.c,$(wildcard src/config/*.c src/profile/*.c src/context/*.c \
+	src/shells/*.c src/approvals/*.c src/trace/*.c src/report/*.c src/launch/*.c)) \
+	$(PROXY_$(UNAME_S)) $(SANDBOX_SRC)
 CLI_SRC := $(wildcard src/cli/*.c)
 WRAPPER_SRC := $(wildcard src/wrapper/*.c)
 # Unit tests: tests/unit/test_linux_*.c and test_darwin_*.c are built on

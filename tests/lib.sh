@@ -147,9 +147,30 @@ expect_out() {
 # built from data such as base64 hashes, whose '+' would be a quantifier.
 re_quote() { printf '%s' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'; }
 
-# expect_no_out NAME PATTERN: the last run's output must not match PATTERN.
+# status_is WANT: the last run's status is WANT: a number; "failed", the
+# command's own failure (1-124, as ran_and_failed); or "ran", whatever the
+# command itself returned (0-124: not moat failing before it, 125, nor a
+# command that could not run, 126/127, nor a signal).
+status_is() {
+	case $1 in
+	failed) ran_and_failed ;;
+	ran) [ "$rc" -ge 0 ] && [ "$rc" -le 124 ] ;;
+	*) [ "$rc" -eq "$1" ] ;;
+	esac
+}
+
+# expect_no_out NAME STATUS PATTERN: the last run ended with STATUS
+# (status_is) and its output does not match PATTERN. The status comes
+# first: output that is absent proves nothing of a command that never ran
+# (moat refusing to start, a wrong path), and so passes for the wrong reason.
 expect_no_out() {
-	if grep -qE -- "$2" "$T/.out" "$T/.err"; then not_ok "$1 (unexpected /$2/)" && _show "(last command)"; else ok "$1"; fi
+	if [ $# -ne 3 ] || ! [[ $2 =~ ^([0-9]+|failed|ran)$ ]]; then
+		not_ok "$1 (expect_no_out wants NAME STATUS PATTERN, got: $*)"
+	elif ! status_is "$2"; then
+		not_ok "$1 (status $rc, want $2)" && _show "(last command)"
+	elif grep -qE -- "$3" "$T/.out" "$T/.err"; then
+		not_ok "$1 (unexpected /$3/)" && _show "(last command)"
+	else ok "$1"; fi
 }
 
 is_root() { [ "$(id -u)" = 0 ]; }

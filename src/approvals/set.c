@@ -12,10 +12,22 @@ static void add_item(struct access_set *set, enum access_item_kind kind, unsigne
 	set->items[set->n++] = (struct access_item){kind, access, xstrdup(path)};
 }
 
-/* One item per port, so that a new port asks again and a dropped one
- * does not. */
+static void add_host_item(const char *item, void *set)
+{
+	char one[NETPOLICY_HOST_MAX + 16];
+	snprintf(one, sizeof(one), "host:%s", item);
+	add_item(set, ITEM_NET, 0, one);
+}
+
+/* One item per port or host, so that a new one asks again and a dropped
+ * one does not; a level's name for the rest (ports or hosts after off is
+ * new, as is open after anything). */
 static void add_net_items(struct access_set *set, const struct netpolicy *n)
 {
+	if (n->level == NET_HOSTS) {
+		netpolicy_each_host(n, add_host_item, set);
+		return;
+	}
 	if (n->level != NET_PORTS) {
 		add_item(set, ITEM_NET, 0, netpolicy_level_name(n->level));
 		return;
@@ -155,9 +167,11 @@ void confirm_summary(struct strbuf *out, const char *bin, const struct profile *
 		sb_adds(&net, "allowed");
 	else if (p->net.level == NET_PORTS)
 		sb_adds(&net, "TCP ports only: ");
+	else if (p->net.level == NET_HOSTS)
+		sb_adds(&net, "these hosts only, through moat's proxy: ");
 	else
 		sb_adds(&net, "off");
-	if (p->net.level == NET_PORTS)
+	if (p->net.level == NET_PORTS || p->net.level == NET_HOSTS)
 		netpolicy_format(&net, &p->net, ',');
 	sb_addf(out, "  %-16s %s\n", "network", net.buf);
 	sb_release(&net);

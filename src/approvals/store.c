@@ -21,6 +21,7 @@
 #include "approvals/approvals.h"
 #include "base/fs.h"
 #include "base/path.h"
+#include "base/xdg.h"
 
 #define STORE_MAX (4u << 20)
 
@@ -57,14 +58,18 @@ static int parse_secret(const char *field, struct access_item *it)
 	return 0;
 }
 
-/* net=off|open|connect:PORT|listen:PORT, checked by the one grammar. */
+/* net=off|open|connect:PORT|listen:PORT|host:HOST[:PORT], checked by the
+ * one grammar. */
 static int parse_net_item(const char *value, struct access_item *it)
 {
 	struct netpolicy p = netpolicy_empty();
 	struct error err = {0};
 	bool level = strcmp(value, "off") == 0 || strcmp(value, "open") == 0;
 	bool port = strncmp(value, "connect:", 8) == 0 || strncmp(value, "listen:", 7) == 0;
-	if (!level && (!port || netpolicy_add_item(&p, value, &err) < 0))
+	bool host = strncmp(value, "host:", 5) == 0;
+	if (!level && !host && (!port || netpolicy_add_item(&p, value, &err) < 0))
+		return -1;
+	if (host && (netpolicy_add_item(&p, value + 5, &err) < 0 || p.level != NET_HOSTS))
 		return -1;
 	*it = (struct access_item){.kind = ITEM_NET, .path = xstrdup(value)};
 	return 0;
@@ -258,10 +263,8 @@ size_t approvals_forget(struct approval_store *st, const char *root)
 
 char *approvals_path(const char *home)
 {
-	const char *xdg = getenv("XDG_STATE_HOME");
-	if (xdg && xdg[0] == '/')
-		return path_join(xdg, "moat/approvals");
-	return path_join(home, ".local/state/moat/approvals");
+	cleanup_free char *state = xdg_moat_dir(XDG_STATE, home);
+	return path_join(state, "approvals");
 }
 
 static int load_path(const char *path, struct approval_store *st, struct strbuf *warn,

@@ -20,7 +20,7 @@ static int read_fd(int fd, const char *path, size_t max, char **data, size_t *le
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return error_set(err, "cannot stat '%s': %s", path, strerror(errno));
+		return error_errno(err, "cannot stat '%s'", path);
 	if (!S_ISREG(st.st_mode)) {
 		errno = EINVAL;
 		return error_set(err, "'%s' is not a regular file", path);
@@ -64,7 +64,7 @@ int fs_read_file(const char *path, size_t max, char **data, size_t *len, struct 
 	 * (read_fd then refuses it). */
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return error_set(err, "cannot open '%s': %s", path, strerror(errno));
+		return error_errno(err, "cannot open '%s'", path);
 	return read_fd(fd, path, max, data, len, err);
 }
 
@@ -128,8 +128,7 @@ int fs_write_atomic_at(int dirfd, const char *dir, const char *name, const void 
 		return error_set(err, "cannot write '%s/%s': the name is too long", dir, name);
 	int fd = create_temp_at(dirfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
-		return error_set(err, "cannot create a temporary file in '%s': %s", dir,
-		                 strerror(errno));
+		return error_errno(err, "cannot create a temporary file in '%s'", dir);
 	const char *what = "write";
 	if (fchmod(fd, mode) < 0 || (what = "write", write_all(fd, data, len) < 0) ||
 	    (what = "sync", fsync(fd) < 0)) {
@@ -172,7 +171,7 @@ int fs_copy_over_at(int dirfd, const char *dir, const char *name, struct error *
 	cleanup_close int src = open_to_copy(dirfd, name);
 	struct stat st;
 	if (src < 0 || fstat(src, &st) < 0)
-		return error_set(err, "cannot read '%s/%s': %s", dir, name, strerror(errno));
+		return error_errno(err, "cannot read '%s/%s'", dir, name);
 	if (!S_ISREG(st.st_mode))
 		return error_set(err, "cannot copy '%s/%s': not a regular file", dir, name);
 	char tmp[NAME_MAX + 1];
@@ -180,8 +179,7 @@ int fs_copy_over_at(int dirfd, const char *dir, const char *name, struct error *
 		return error_set(err, "cannot copy '%s/%s': the name is too long", dir, name);
 	int fd = create_temp_at(dirfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
-		return error_set(err, "cannot create a temporary file in '%s': %s", dir,
-		                 strerror(errno));
+		return error_errno(err, "cannot create a temporary file in '%s'", dir);
 	char buf[1 << 16];
 	ssize_t n;
 	while ((n = read(src, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
@@ -206,7 +204,7 @@ int fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 	cleanup_free char *dir = path_dirname(path);
 	cleanup_close int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
-		return error_set(err, "cannot open '%s': %s", dir, strerror(errno));
+		return error_errno(err, "cannot open '%s'", dir);
 	return fs_write_atomic_at(dirfd, dir, path_basename(path), data, len, mode, err);
 }
 
@@ -229,7 +227,7 @@ int fs_read_at(int dirfd, const char *dir, const char *name, size_t max, char **
 int fs_subdir_at(int dirfd, const char *dir, const char *name, mode_t mode, struct error *err)
 {
 	if (mkdirat(dirfd, name, mode) < 0 && errno != EEXIST)
-		return error_set(err, "cannot create '%s/%s': %s", dir, name, strerror(errno));
+		return error_errno(err, "cannot create '%s/%s'", dir, name);
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		struct stat st;
@@ -241,7 +239,7 @@ int fs_subdir_at(int dirfd, const char *dir, const char *name, mode_t mode, stru
 			    "sandboxed code may have planted it; remove it if you did not make it");
 			return -1;
 		}
-		return error_set(err, "cannot open '%s/%s': %s", dir, name, strerror(errno));
+		return error_errno(err, "cannot open '%s/%s'", dir, name);
 	}
 	return fd;
 }
@@ -254,7 +252,7 @@ int fs_lock_beside(const char *path, struct error *err)
 	cleanup_free char *lock_path = xasprintf("%s.lock", path);
 	int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return error_set(err, "cannot open '%s': %s", lock_path, strerror(errno));
+		return error_errno(err, "cannot open '%s'", lock_path);
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
 			int e = errno;
@@ -274,8 +272,7 @@ int fs_mkdir_p(const char *path, mode_t mode, struct error *err)
 		char saved = *s;
 		*s = '\0';
 		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return error_set(err, "cannot create directory '%s': %s", p,
-			                 strerror(errno));
+			return error_errno(err, "cannot create directory '%s'", p);
 		*s = saved;
 		if (!saved)
 			break;
@@ -292,7 +289,7 @@ char *fs_cwd(struct error *err)
 		if (errno == ENOENT)
 			error_set(err, "the current directory no longer exists");
 		else
-			error_set(err, "cannot get the current directory: %s", strerror(errno));
+			error_errno(err, "cannot get the current directory");
 		error_hint(err, "cd to an existing directory and try again");
 		return NULL;
 	}
@@ -320,4 +317,29 @@ bool fs_exists(const char *path)
 {
 	struct stat st;
 	return lstat(path, &st) == 0;
+}
+
+char *fs_canonical_prefix(const char *path, struct error *err)
+{
+	if (path[0] != '/') {
+		error_set(err, "'%s' is not an absolute path", path);
+		return NULL;
+	}
+	cleanup_free char *norm = path_normalize(path);
+	/* head is always a prefix of norm: shorten it until it exists ("/" does). */
+	cleanup_free char *head = xstrdup(norm);
+	for (;;) {
+		cleanup_free char *canon = platform_canonical_path(head);
+		if (canon) {
+			const char *rest = norm + strlen(head);
+			if (strcmp(canon, "/") == 0)
+				return xasprintf("/%s", rest + (*rest == '/'));
+			return xasprintf("%s%s", canon, rest);
+		}
+		char *slash = strrchr(head, '/');
+		if (slash == head)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
 }

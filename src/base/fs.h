@@ -62,4 +62,8 @@ char *fs_absolute(const char *path, struct error *err);
 bool fs_is_dir(const char *path);
 bool fs_exists(const char *path);
 
+/* The canonical form of a path that may not exist yet: its deepest existing
+ * ancestor resolved, the rest appended. Caller frees; NULL + err if relative. */
+char *fs_canonical_prefix(const char *path, struct error *err);
+
 #endif

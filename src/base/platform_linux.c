@@ -376,17 +376,19 @@ static long quiet_call(long nr, long a, long b, long c, long d, long e)
 }
 #endif
 
-/* The CPUs a session's processes get back from platform_cpu_hold: written
- * before its supervisor and tool exist, only read once they do, each for
+/* What platform_cpu_hold took, for platform_cpu_release: written before a
+ * session's supervisor and tool exist, only read once they do, each for
  * itself (they share this memory). */
-static cpu_set_t cpus_given_back;
-static bool cpu_held;
+static struct {
+	cpu_set_t given_back; /* the CPUs a session's processes get back */
+	bool held;            /* held on one CPU: something to give back */
+} cpu_hold;
 
 void platform_cpu_hold(void)
 {
 	int cpu = sched_getcpu();
 	if (cpu < 0 || cpu >= CPU_SETSIZE ||
-	    sched_getaffinity(0, sizeof(cpus_given_back), &cpus_given_back) < 0)
+	    sched_getaffinity(0, sizeof(cpu_hold.given_back), &cpu_hold.given_back) < 0)
 		return;
 	/* Since Linux 6.2 the kernel keeps the mask a process last asked for
 	 * (inherited by what it starts), and when its cpuset changes allows it
@@ -398,20 +400,20 @@ void platform_cpu_hold(void)
 	memset(&every, 0xff, sizeof(every));
 	if (sched_setaffinity(0, sizeof(every), &every) == 0 &&
 	    sched_getaffinity(0, sizeof(allowed), &allowed) >= 0 &&
-	    CPU_EQUAL(&allowed, &cpus_given_back))
-		cpus_given_back = every;
+	    CPU_EQUAL(&allowed, &cpu_hold.given_back))
+		cpu_hold.given_back = every;
 	cpu_set_t one;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
-	cpu_held = sched_setaffinity(0, sizeof(one), &one) == 0;
+	cpu_hold.held = sched_setaffinity(0, sizeof(one), &one) == 0;
 }
 
 void platform_cpu_release(void)
 {
-	if (!cpu_held)
+	if (!cpu_hold.held)
 		return;
-	if (quiet_call(SYS_sched_setaffinity, 0, sizeof(cpus_given_back), (long)&cpus_given_back, 0,
-	               0) == 0)
+	if (quiet_call(SYS_sched_setaffinity, 0, sizeof(cpu_hold.given_back),
+	               (long)&cpu_hold.given_back, 0, 0) == 0)
 		return;
 	/* The cpuset changed meanwhile and allows none of them: every CPU,
 	 * which the kernel cuts down to what the cpuset allows. */

@@ -78,3 +78,16 @@ const char *sb_str(const struct strbuf *sb)
 {
 	return sb->buf ? sb->buf : "";
 }
+
+void sb_add_shell_word(struct strbuf *out, const char *word)
+{
+	if (*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                          "0123456789_./=:,+@%^-") == strlen(word)) {
+		sb_adds(out, word);
+		return;
+	}
+	sb_addc(out, '\'');
+	for (const char *c = word; *c; c++)
+		sb_adds(out, *c == '\'' ? "'\"'\"'" : (char[]){*c, '\0'});
+	sb_addc(out, '\'');
+}

@@ -19,6 +19,9 @@ void sb_grow(struct strbuf *sb, size_t extra);
 void sb_add(struct strbuf *sb, const void *data, size_t len);
 void sb_adds(struct strbuf *sb, const char *s);
 void sb_addc(struct strbuf *sb, char c);
+/* word as the shell reads it back: bare when it holds nothing the shell
+ * would change, else in single quotes. */
+void sb_add_shell_word(struct strbuf *out, const char *word);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_reset(struct strbuf *sb);
 void sb_release(struct strbuf *sb);

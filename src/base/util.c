@@ -131,6 +131,28 @@ int error_set(struct error *err, const char *fmt, ...)
 	return -1;
 }
 
+int error_errno(struct error *err, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	fit_text(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	/* ": reason" after it, whole: a message too long loses its own end. */
+	const char *reason = strerror(e);
+	size_t size = sizeof(err->msg), used = strlen(err->msg), need = strlen(reason) + 3;
+	if (used + need > size) {
+		used = size > need ? size - need : 0;
+		while (used > 0 && ((unsigned char)err->msg[used] & 0xc0) == 0x80)
+			used--;
+	}
+	snprintf(err->msg + used, size - used, ": %s", reason);
+	err->hint[0] = '\0';
+	err->status = 0;
+	errno = e; /* callers may still tell ENOENT from the rest */
+	return -1;
+}
+
 void error_hint(struct error *err, const char *fmt, ...)
 {
 	size_t used = strlen(err->hint);

@@ -77,6 +77,10 @@ struct error {
 
 /* Set the message, clearing the hint and the status; returns -1. */
 int error_set(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* error_set for a failed system call: the message, then ": " and errno's
+ * text ("cannot open 'x': No such file or directory"), errno left as it
+ * was. No allocation, as error_set: it runs where malloc must not. */
+int error_errno(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void error_hint(struct error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "PREFIX: " before err's message, its hint and status kept: a failure
  * told where it happened. A long result keeps its head and tail. */

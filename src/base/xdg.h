@@ -10,6 +10,11 @@ enum xdg_kind {
 	XDG_DATA,   /* $XDG_DATA_HOME, default ~/.local/share: local shells */
 };
 
+/* $XDG_<KIND>_HOME when that variable is an absolute path, else
+ * <home>/<default>: where other programs' files are too (git's config).
+ * Caller frees. */
+char *xdg_dir(enum xdg_kind kind, const char *home);
+
 /* $XDG_<KIND>_HOME/moat when that variable is an absolute path, else
  * <home>/<default>/moat. Caller frees. */
 char *xdg_moat_dir(enum xdg_kind kind, const char *home);

@@ -105,12 +105,13 @@ void cli_info(const struct global_opts *g, const char *fmt, ...)
 const struct cli_option *cli_option_at(const struct command *cmd, size_t i);
 
 /* Parse argv[1..argc) for cmd into a (freed with cli_args_free). Returns 0,
- * 1 when --help or --version was given (for the caller to print), or
- * EXIT_USAGE after printing the usage error. With first_operand, stop at the
- * first operand (after a "--") and store its index there: how moat's own
- * options before the command name are read. */
+ * 1 when --help or --version was given (for the caller to print), or -1
+ * with the usage error in err (for the caller to print with the usage:
+ * the parser knows the options, main.c how to show them). With
+ * first_operand, stop at the first operand (after a "--") and store its
+ * index there: how moat's own options before the command name are read. */
 int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_args *a,
-              struct global_opts *g, int *first_operand);
+              struct global_opts *g, int *first_operand, struct error *err);
 void cli_args_free(struct cli_args *a);
 
 int cmd_run(const struct cli_args *a, const struct global_opts *g);

@@ -17,6 +17,12 @@ struct net_args {
 	struct netpolicy result; /* bin's unscoped policy after the edit */
 };
 
+/* Two lists of one kind (ports, or hosts) merge; other levels replace. */
+static bool lists_merge(const struct netpolicy *a, const struct netpolicy *b)
+{
+	return a->level == b->level && (a->level == NET_PORTS || a->level == NET_HOSTS);
+}
+
 /* bin's unscoped rules, as one policy (empty when there are none). */
 static int current_policy(const char *buf, size_t len, const char *file, const char *bin,
                           struct netpolicy *out, struct error *err)
@@ -39,8 +45,9 @@ static int current_policy(const char *buf, size_t len, const char *file, const c
 	return 0;
 }
 
-/* Adding ports widens a ports (or off) policy; off and open replace it.
- * Removing takes the named items out. */
+/* Adding ports widens a ports policy, hosts a hosts one; anything else
+ * replaces it (off, open, ports over hosts or the reverse). Removing
+ * takes the named items out. */
 static int edit_net(const char *buf, size_t len, const char *file, const char *home, void *arg,
                     struct strbuf *out, struct error *err)
 {
@@ -56,11 +63,12 @@ static int edit_net(const char *buf, size_t len, const char *file, const char *h
 			n->result = p;
 			return 0;
 		}
-	} else if (n->items.level != NET_PORTS || p.level != NET_PORTS) {
+	} else if (!lists_merge(&n->items, &p)) {
 		p = n->items;
 	} else if (netpolicy_union(&p, &n->items) < 0) {
-		error_set(err, "too many ports for %s (at most %d of each)", n->bin,
-		          NETPOLICY_MAX_PORTS);
+		error_set(
+		    err, "too many ports or hosts for %s (at most %d ports of each kind, %d hosts)",
+		    n->bin, NETPOLICY_MAX_PORTS, NETPOLICY_MAX_HOSTS);
 		return -1;
 	}
 	n->result = p;
@@ -103,12 +111,19 @@ static int parse_items(char **words, int n, struct netpolicy *p, struct error *e
 			*p = one;
 			continue;
 		}
-		if (one.level != NET_PORTS || p->level != NET_PORTS) {
-			error_set(err, "bad network policy: 'off' and 'open' stand alone");
-			error_hint(err, "give 'off', 'open', or ports such as 443 listen:3000");
+		if (!lists_merge(&one, p)) {
+			error_set(err,
+			          "bad network policy: 'off' and 'open' stand alone, and ports "
+			          "and hosts do not mix");
+			error_hint(err,
+			           "give 'off', 'open', ports such as 443 listen:3000, or hosts "
+			           "such as registry.npmjs.org *.github.com");
 			return -1;
 		}
-		netpolicy_union(p, &one);
+		if (netpolicy_union(p, &one) < 0) {
+			error_set(err, "too many ports or hosts in the network policy");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -124,7 +139,7 @@ int cmd_allow_net(const struct command *self, const struct cli_args *a, const st
 	if (a->noperands == 0 && !a->given[OPT_REMOVE])
 		return list_net(home, g);
 	if (a->noperands < 2)
-		return cli_usage_error(self, "want BIN and a policy: off, open, or ports");
+		return cli_usage_error(self, "want BIN and a policy: off, open, ports or hosts");
 	struct net_args n = {.bin = a->operands[0], .remove = a->given[OPT_REMOVE]};
 	if (strcmp(n.bin, "*") != 0) {
 		const char *why = tool_name_refusal(n.bin);

@@ -16,6 +16,7 @@
 #include "context/own.h"
 #include "context/settings.h"
 #include "launch/launch.h"
+#include "launch/proxy.h"
 #include "launch/scrub.h"
 #include "trace/trace.h"
 
@@ -70,6 +71,47 @@ static void add_secrets_line(const struct launch *l, int status, struct strbuf *
 	sb_release(&line);
 }
 
+struct proxied {
+	struct trace_log *log;
+	const char *name;
+};
+
+/* One host the session's proxy refused: a refusal of the network policy
+ * like a port's, for the session's command (the proxy cannot tell which
+ * of its processes asked), whose rule joins the session's union. */
+static void add_proxy_refusal(const char *host, unsigned port, void *arg)
+{
+	struct proxied *p = arg;
+	cleanup_free char *item =
+	    port == 80 || port == 443 ? xstrdup(host) : xasprintf("%s:%u", host, port);
+	cleanup_free char *detail = xasprintf("%s port %u, refused by moat's proxy", host, port);
+	struct trace_denial d = {.name = (char *)p->name,
+	                         .op = TRACE_NET_CONNECT,
+	                         .other = item,
+	                         .detail = detail,
+	                         .err = EACCES};
+	trace_log_add(p->log, &d);
+}
+
+/* A hosts session's proxy records what it refused in a file of moat's
+ * (launch.h, net_log_fd): read once the session is over. */
+static void open_proxy_record(struct launch *s)
+{
+	if (s->profile.net.level == NET_HOSTS)
+		s->net_log_fd = proxy_record_open();
+}
+
+static void read_proxy_record(struct launch *s, struct trace_log *log, const char *cmd)
+{
+	if (s->net_log_fd <= 0)
+		return;
+	const char *slash = strrchr(cmd, '/');
+	struct proxied p = {log, slash ? slash + 1 : cmd};
+	proxy_read_refusals(s->net_log_fd, add_proxy_refusal, &p);
+	close(s->net_log_fd);
+	s->net_log_fd = 0;
+}
+
 /* json: NULL for the text report, "" for JSON on stderr, else a file. */
 static int run_traced(struct launch *s, char **cmd, const char *json, struct error *err)
 {
@@ -79,7 +121,7 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	if (json && *json &&
 	    (json_fd = open(json, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) <
 	        0) {
-		error_set(err, "cannot open '%s': %s", json, strerror(errno));
+		error_errno(err, "cannot open '%s'", json);
 		return EXIT_MOAT_FAILED;
 	}
 	struct traced t = {s, cmd};
@@ -87,10 +129,12 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	    .child = exec_traced, .arg = &t, .name = cmd[0], .lingering = say_lingering};
 	struct trace_log log = {0};
 	int wstatus = 0;
+	open_proxy_record(s);
 	if (trace_run(&o, &log, &wstatus, err) < 0) {
 		trace_log_free(&log);
 		return EXIT_MOAT_FAILED;
 	}
+	read_proxy_record(s, &log, cmd[0]);
 	int status = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
 	cleanup_free char *config = settings_path(s->ctx.home);
 	struct trace_facts f = {s->ctx.home, config, s->support.abi, status, NULL, NULL, 0};
@@ -126,21 +170,6 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	return status;
 }
 
-/* word as the shell reads it back: bare when it holds nothing the shell
- * would change, else in single quotes. */
-static void add_shell_word(struct strbuf *out, const char *word)
-{
-	if (*word && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	                          "0123456789_./=:,+@%^-") == strlen(word)) {
-		sb_adds(out, word);
-		return;
-	}
-	sb_addc(out, '\'');
-	for (const char *c = word; *c; c++)
-		sb_adds(out, *c == '\'' ? "'\"'\"'" : (char[]){*c, '\0'});
-	sb_addc(out, '\'');
-}
-
 /* Print a line to paste as it is, unless it holds what the terminal would
  * act on (control characters, bidirectional controls): then shown safely
  * (visible_add), since the words may come from anywhere. */
@@ -167,13 +196,13 @@ static void print_trace_hint(const struct cli_args *a, const struct global_opts 
 	struct strbuf line = STRBUF_INIT;
 	const char *prog = g->prog && strchr(g->prog, '/') ? g->prog : "moat";
 	sb_addf(&line, "exit status %d; to see what the sandbox refused:  ", status);
-	add_shell_word(&line, prog);
+	sb_add_shell_word(&line, prog);
 	sb_adds(&line, g->here ? " run --here --trace" : " run --trace");
 	for (int i = 0; i < a->noperands; i++) {
 		if (i == a->dashdash)
 			sb_adds(&line, " --");
 		sb_addc(&line, ' ');
-		add_shell_word(&line, a->operands[i]);
+		sb_add_shell_word(&line, a->operands[i]);
 	}
 	print_pasteable(line.buf);
 	sb_release(&line);

@@ -9,19 +9,6 @@
 #include "cli/cli.h"
 #include "launch/launch.h"
 
-const struct cli_option global_options[] = {
-    {.id = OPT_VERBOSE,
-     .short_name = 'v',
-     .long_name = "verbose",
-     .help = "say how shells, config and paths were resolved"},
-    {.id = OPT_QUIET,
-     .short_name = 'q',
-     .long_name = "quiet",
-     .help = "print no informational lines, only errors and warnings"},
-    {.id = OPT_HELP, .short_name = 'h', .long_name = "help", .help = "show this help"},
-    {.long_name = NULL},
-};
-
 /* moat itself, for the options before a command name. */
 static const struct cli_option moat_options[] = {
     {.id = OPT_VERSION, .long_name = "version", .help = "print moat's version"},
@@ -49,8 +36,8 @@ static const char *const formats[] = {"rules", "json", "sbpl", NULL};
 #define NET_OPTION                                                                                 \
 	{                                                                                          \
 		.id = OPT_NET, .long_name = "net", .arg = "POLICY",                                \
-		.help = "the network for this session instead of config.zon's: off, open, or TCP " \
-		        "ports (443,listen:3000)"                                                  \
+		.help = "the network for this session instead of config.zon's: off, open, TCP "    \
+		        "ports (443,listen:3000) or hosts (registry.npmjs.org,*.github.com:443)"   \
 	}
 
 static const struct cli_option run_options[] = {
@@ -100,7 +87,8 @@ static const struct cli_option allow_options[] = {
      .help = "pass the secret variable NAME (or pattern) to BIN: moat allow --env BIN NAME"},
     {.id = OPT_NET,
      .long_name = "net",
-     .help = "set BIN's network instead: off, open, or TCP ports (443 listen:3000); -r removes"},
+     .help = "set BIN's network instead: off, open, TCP ports (443 listen:3000) or hosts "
+             "(registry.npmjs.org *.github.com:443); -r removes"},
     {.id = OPT_REMOVE,
      .short_name = 'r',
      .long_name = "remove",
@@ -150,7 +138,8 @@ const struct command commands[] = {
     {"allow", cmd_allow,
      "moat allow [BIN PATH [--write] [--exec]]\nmoat allow --env BIN NAME\n"
      "moat allow -r [--env] BIN PATH|NAME\n"
-     "moat allow --net [BIN off|open|PORT|listen:PORT...]\nmoat allow -r --net BIN POLICY...",
+     "moat allow --net [BIN off|open|PORT|listen:PORT|HOST[:PORT]...]\n"
+     "moat allow -r --net BIN POLICY...",
      "grant BIN access to PATH outside the root (no arguments: list grants)", allow_options,
      "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
     {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,
@@ -363,7 +352,8 @@ int main(int argc, char **argv)
 	struct cli_args a;
 	int i = argc;
 	/* moat's own options, up to the command name. */
-	int rc = cli_parse(&moat_command, argc, argv, &a, &g, &i);
+	struct error err = {0};
+	int rc = cli_parse(&moat_command, argc, argv, &a, &g, &i, &err);
 	bool version = a.given[OPT_VERSION];
 	cli_args_free(&a);
 	if (rc == 1) {
@@ -374,7 +364,7 @@ int main(int argc, char **argv)
 		return cli_finish(0);
 	}
 	if (rc != 0)
-		return rc;
+		return cli_usage_error(&moat_command, "%s", err.msg);
 	if (i == argc) {
 		print_help(stderr);
 		return EXIT_USAGE;
@@ -385,7 +375,7 @@ int main(int argc, char **argv)
 		        argv[i]);
 		return EXIT_USAGE;
 	}
-	rc = cli_parse(cmd, argc - i, argv + i, &a, &g, NULL);
+	rc = cli_parse(cmd, argc - i, argv + i, &a, &g, NULL, &err);
 	g.here = a.given[OPT_HERE];
 	g.prog = argv[0];
 	if (rc == 0) {
@@ -395,6 +385,8 @@ int main(int argc, char **argv)
 	} else if (rc == 1) {
 		cli_print_command_help(stdout, cmd);
 		rc = 0;
+	} else {
+		rc = cli_usage_error(cmd, "%s", err.msg);
 	}
 	cli_args_free(&a);
 	return cli_finish(rc);

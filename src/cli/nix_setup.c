@@ -13,6 +13,7 @@
 #include "base/path.h"
 #include "base/platform.h"
 #include "base/strbuf.h"
+#include "base/xdg.h"
 #include "cli/cli.h"
 #include "cli/settings_edit.h"
 #include "config/config.h"
@@ -161,8 +162,11 @@ static int nix_consent(const struct nix_consent *c, struct error *err)
 		    c->flake, c->shell, c->why, c->hash);
 		error_hint(err, "run moat once from a terminal to approve this content; moat asks "
 		                "again only when it changes");
-		error_hint(err, "or keep the flake where sandboxed code cannot write, e.g. under "
-		                "~/.config/moat");
+		cleanup_free char *config_dir =
+		    places.home ? xdg_moat_dir(XDG_CONFIG, places.home) : NULL;
+		error_hint(err,
+		           "or keep the flake where sandboxed code cannot write, e.g. under %s",
+		           config_dir ? config_dir : "moat's config directory");
 	} else if (answer == 0) {
 		error_set(err, "flake '%s' was not evaluated: its content %s was not approved",
 		          c->flake, c->hash);

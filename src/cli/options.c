@@ -12,6 +12,21 @@
 
 #include "cli/cli.h"
 
+/* The options every command takes, which the parser acts on itself
+ * (take, cli_parse). */
+const struct cli_option global_options[] = {
+    {.id = OPT_VERBOSE,
+     .short_name = 'v',
+     .long_name = "verbose",
+     .help = "say how shells, config and paths were resolved"},
+    {.id = OPT_QUIET,
+     .short_name = 'q',
+     .long_name = "quiet",
+     .help = "print no informational lines, only errors and warnings"},
+    {.id = OPT_HELP, .short_name = 'h', .long_name = "help", .help = "show this help"},
+    {.long_name = NULL},
+};
+
 const struct cli_option *cli_option_at(const struct command *cmd, size_t i)
 {
 	size_t own = 0;
@@ -53,8 +68,8 @@ static void arg_noun(char *out, size_t size, const char *arg)
 	out[i] = '\0';
 }
 
-static int take(const struct command *cmd, const struct cli_option *o, const char *value,
-                struct cli_args *a, struct global_opts *g, int argc)
+static int take(const struct cli_option *o, const char *value, struct cli_args *a,
+                struct global_opts *g, int argc, struct error *err)
 {
 	if (o->choices && value) {
 		bool known = false;
@@ -69,7 +84,7 @@ static int take(const struct command *cmd, const struct cli_option *o, const cha
 				         : c[1]          ? ", "
 				                         : " or ",
 				         *c);
-			return cli_usage_error(cmd, "unknown %s '%s' (want %s)", noun, value, want);
+			return error_set(err, "unknown %s '%s' (want %s)", noun, value, want);
 		}
 	}
 	if (o->repeat) {
@@ -88,17 +103,17 @@ static int take(const struct command *cmd, const struct cli_option *o, const cha
 
 /* One "--name[=value]" at argv[*i]; may consume argv[*i + 1]. */
 static int parse_long(const struct command *cmd, int argc, char **argv, int *i, struct cli_args *a,
-                      struct global_opts *g)
+                      struct global_opts *g, struct error *err)
 {
 	const char *name = argv[*i] + 2;
 	const char *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	const struct cli_option *o = find_long(cmd, name, len);
 	if (!o)
-		return cli_usage_error(cmd, "unknown option '--%.*s'", (int)len, name);
+		return error_set(err, "unknown option '--%.*s'", (int)len, name);
 	const char *value = NULL;
 	if (!o->arg && eq)
-		return cli_usage_error(cmd, "option '--%s' takes no value", o->long_name);
+		return error_set(err, "option '--%s' takes no value", o->long_name);
 	if (o->arg) {
 		if (eq)
 			value = eq + 1;
@@ -107,20 +122,20 @@ static int parse_long(const struct command *cmd, int argc, char **argv, int *i, 
 		else if (*i + 1 < argc)
 			value = argv[++*i];
 		else
-			return cli_usage_error(cmd, "option '--%s' needs %s", o->long_name, o->arg);
+			return error_set(err, "option '--%s' needs %s", o->long_name, o->arg);
 	}
-	return take(cmd, o, value, a, g, argc);
+	return take(o, value, a, g, argc, err);
 }
 
 /* One "-abc" cluster at argv[*i]; an option with a value takes the rest of
  * the cluster or the next argument. */
 static int parse_short(const struct command *cmd, int argc, char **argv, int *i, struct cli_args *a,
-                       struct global_opts *g)
+                       struct global_opts *g, struct error *err)
 {
 	for (const char *p = argv[*i] + 1; *p; p++) {
 		const struct cli_option *o = find_short(cmd, *p);
 		if (!o)
-			return cli_usage_error(cmd, "unknown option '-%c'", *p);
+			return error_set(err, "unknown option '-%c'", *p);
 		const char *value = NULL;
 		if (o->arg) {
 			if (p[1])
@@ -128,10 +143,10 @@ static int parse_short(const struct command *cmd, int argc, char **argv, int *i,
 			else if (*i + 1 < argc)
 				value = argv[++*i];
 			else
-				return cli_usage_error(cmd, "option '-%c' needs %s", *p, o->arg);
+				return error_set(err, "option '-%c' needs %s", *p, o->arg);
 		}
-		if (take(cmd, o, value, a, g, argc) != 0)
-			return EXIT_USAGE;
+		if (take(o, value, a, g, argc, err) != 0)
+			return -1;
 		if (value)
 			break;
 	}
@@ -139,7 +154,7 @@ static int parse_short(const struct command *cmd, int argc, char **argv, int *i,
 }
 
 int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_args *a,
-              struct global_opts *g, int *first_operand)
+              struct global_opts *g, int *first_operand, struct error *err)
 {
 	memset(a, 0, sizeof(*a));
 	a->dashdash = -1;
@@ -156,9 +171,9 @@ int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_args 
 		else if (strcmp(arg, "--") == 0)
 			a->dashdash = a->noperands;
 		else if (arg[1] == '-')
-			rc = parse_long(cmd, argc, argv, &i, a, g);
+			rc = parse_long(cmd, argc, argv, &i, a, g, err);
 		else
-			rc = parse_short(cmd, argc, argv, &i, a, g);
+			rc = parse_short(cmd, argc, argv, &i, a, g, err);
 		if (rc != 0)
 			return rc;
 		if (a->given[OPT_HELP] || a->given[OPT_VERSION])

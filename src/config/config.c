@@ -321,33 +321,56 @@ static int read_secrets(struct checker *c, const struct zon_node *const *f, stru
 	return 0;
 }
 
-/* Exactly one of .off, .open, or ports (.connect and/or .listen); .hosts
- * is read so that it can be refused at its place, not called unknown. */
+/* .hosts = .{ "example.org", "*.example.org:8443" }: each item as
+ * `moat allow --net` takes it, refused at its own place. */
+static int read_hosts(struct checker *c, const struct zon_node *v, struct netpolicy *p)
+{
+	if (!is_list(v))
+		return bad(
+		    c, v->line, v->col,
+		    "'.hosts' must be a list of host names like .{ \"example.org\" }, found %s",
+		    zon_describe(v));
+	if (v->nitems == 0)
+		return bad(c, v->line, v->col,
+		           "'.hosts' is empty; list hosts, or write .off = true");
+	for (size_t i = 0; i < v->nitems; i++) {
+		const struct zon_node *n = &v->items[i];
+		if (n->kind != ZON_STRING || memchr(n->str, '\0', n->len))
+			return bad(c, n->line, n->col, "expected a host name in '.hosts', found %s",
+			           zon_describe(n));
+		struct error e = {0};
+		int rc = netpolicy_add_item(p, n->str, &e);
+		if (rc < 0 || p->level != NET_HOSTS) {
+			if (rc == 0)
+				error_set(&e, "'%s' in '.hosts' is a port, not a host", n->str);
+			bad(c, n->line, n->col, "%s", e.msg);
+			error_hint(c->err, "%s", e.hint[0] ? e.hint : "put ports in .connect");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Exactly one of .off, .open, ports (.connect and/or .listen) or .hosts. */
 static int read_net_policy(struct checker *c, const struct zon_node *e,
                            const struct zon_node *const *f, struct netpolicy *p)
 {
 	bool off = false, open = false;
-	if (f[5]) {
-		bad(c, f[5]->line, f[5]->col,
-		    "'.hosts' is not enforced yet: host lists need a proxy "
-		    "moat does not have yet");
-		error_hint(c->err, "use .off = true, or TCP ports: .connect = .{ 443 }");
-		return -1;
-	}
 	if ((f[1] && read_bool(c, f[1], "off", &off) < 0) ||
 	    (f[2] && read_bool(c, f[2], "open", &open) < 0))
 		return -1;
-	int given = off + open + (f[3] || f[4]);
+	int given = off + open + (f[3] || f[4]) + (f[5] != NULL);
 	if (given != 1) {
 		bad(c, e->line, e->col,
-		    "a net rule needs exactly one of .off = true, .open = true "
-		    "or ports (.connect, .listen)");
-		error_hint(c->err, "e.g. .{ .bin = \"npm\", .connect = .{ 443 } }");
+		    "a net rule needs exactly one of .off = true, .open = true, "
+		    "ports (.connect, .listen) or .hosts");
+		error_hint(c->err,
+		           "e.g. .{ .bin = \"npm\", .hosts = .{ \"registry.npmjs.org\" } }");
 		return -1;
 	}
 	*p = off ? (struct netpolicy){.level = NET_OFF} : open ? NETPOLICY_OPEN : netpolicy_empty();
 	if ((f[3] && read_ports(c, f[3], "connect", p) < 0) ||
-	    (f[4] && read_ports(c, f[4], "listen", p) < 0))
+	    (f[4] && read_ports(c, f[4], "listen", p) < 0) || (f[5] && read_hosts(c, f[5], p) < 0))
 		return -1;
 	return 0;
 }

@@ -34,7 +34,8 @@ struct config_env {
 	int line, col;
 };
 
-/* .net = .{ .{ .bin = "cc", .off = true }, .{ .bin = "npm", .connect = .{ 443 } },
+/* .net = .{ .{ .bin = "cc", .off = true }, .{ .bin = "psql", .connect = .{ 5432 } },
+ *           .{ .bin = "npm", .hosts = .{ "registry.npmjs.org" } },
  *           .{ .bin = "vite", .listen = .{ 5173 }, .dirs = .{ "~/src/web" } } } */
 struct config_net {
 	char *bin; /* a binary name, or "*" for every binary */

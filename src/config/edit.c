@@ -660,6 +660,20 @@ static void add_ports(struct strbuf *sb, const char *key, const uint16_t *v, siz
 	sb_adds(sb, " }");
 }
 
+static void add_host_item(const char *item, void *sb)
+{
+	struct strbuf *out = sb;
+	sb_adds(out, out->buf[out->len - 2] == '{' ? "" : ", ");
+	zon_quote(out, item, strlen(item));
+}
+
+static void add_hosts(struct strbuf *sb, const struct netpolicy *p)
+{
+	sb_adds(sb, ", .hosts = .{ ");
+	netpolicy_each_host(p, add_host_item, sb);
+	sb_adds(sb, " }");
+}
+
 static char *net_rule_text(const char *bin, const struct netpolicy *p)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -668,6 +682,8 @@ static char *net_rule_text(const char *bin, const struct netpolicy *p)
 	if (p->level == NET_PORTS) {
 		add_ports(&sb, "connect", p->connect, p->nconnect);
 		add_ports(&sb, "listen", p->listen, p->nlisten);
+	} else if (p->level == NET_HOSTS) {
+		add_hosts(&sb, p);
 	} else {
 		sb_adds(&sb, p->level == NET_OFF ? ", .off = true" : ", .open = true");
 	}

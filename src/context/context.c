@@ -346,23 +346,36 @@ void context_close_held(struct context *c)
 		c->grants[i].held = false;
 }
 
-/* For context_close_unheld: the next descriptor not yet judged. */
-static int unheld_from;
+/* For context_close_unheld: the next descriptor not yet judged, and the
+ * one besides the held ones to keep (-1: none). */
+static int unheld_from, unheld_keep;
+
+/* Close lo..hi, but unheld_keep. */
+static void close_but_kept(int lo, int hi)
+{
+	if (unheld_keep >= lo && unheld_keep <= hi) {
+		if (unheld_keep > lo)
+			platform_close_range(lo, unheld_keep - 1);
+		lo = unheld_keep + 1;
+	}
+	if (lo <= hi)
+		platform_close_range(lo, hi);
+}
 
 static void close_below_run(int lo, int hi)
 {
 	if (lo > unheld_from)
-		platform_close_range(unheld_from, lo - 1);
+		close_but_kept(unheld_from, lo - 1);
 	unheld_from = hi + 1;
 }
 
-bool context_close_unheld(const struct context *c, int lowfd)
+bool context_close_unheld(const struct context *c, int lowfd, int keep)
 {
 	if (!held_runs(c, NULL))
 		return false;
-	unheld_from = lowfd;
+	unheld_from = lowfd, unheld_keep = keep;
 	held_runs(c, close_below_run);
-	platform_close_from(unheld_from);
+	close_but_kept(unheld_from, INT_MAX);
 	return true;
 }
 
@@ -458,29 +471,4 @@ int context_build_profile(const struct context *c, enum platform platform, struc
 	    .ngit = c->ngit,
 	};
 	return profile_build(&in, out, err);
-}
-
-char *context_canonical_prefix(const char *path, struct error *err)
-{
-	if (path[0] != '/') {
-		error_set(err, "'%s' is not an absolute path", path);
-		return NULL;
-	}
-	cleanup_free char *norm = path_normalize(path);
-	/* head is always a prefix of norm: shorten it until it exists ("/" does). */
-	cleanup_free char *head = xstrdup(norm);
-	for (;;) {
-		cleanup_free char *canon = platform_canonical_path(head);
-		if (canon) {
-			const char *rest = norm + strlen(head);
-			if (strcmp(canon, "/") == 0)
-				return xasprintf("/%s", rest + (*rest == '/'));
-			return xasprintf("%s%s", canon, rest);
-		}
-		char *slash = strrchr(head, '/');
-		if (slash == head)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
 }

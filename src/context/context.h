@@ -91,9 +91,10 @@ void context_add_grant(struct context *c, const char *bin, char *path, unsigned 
  * a process that shares c's memory but has descriptors of its own. */
 void context_close_held(struct context *c);
 void context_close_held_fds(const struct context *c);
-/* Close every descriptor from lowfd up but the grants' held ones: false,
- * having closed nothing, when these were not opened in order. */
-bool context_close_unheld(const struct context *c, int lowfd);
+/* Close every descriptor from lowfd up but the grants' held ones and keep
+ * (-1: none): false, having closed nothing, when the held ones were not
+ * opened in order. */
+bool context_close_unheld(const struct context *c, int lowfd, int keep);
 void context_add_socket(struct context *c, const char *path);
 /* A moat-wrapper a shell's tools lead to, which the sandbox must run. */
 void context_add_wrapper(struct context *c, const char *path);
@@ -106,10 +107,6 @@ enum platform context_platform(void);
  * enforcement; macOS for `moat profile --format=sbpl` anywhere). */
 int context_build_profile(const struct context *c, enum platform platform, struct profile *out,
                           struct error *err);
-
-/* The canonical form of a path that may not exist yet: its deepest existing
- * ancestor resolved, the rest appended. Caller frees; NULL + err if relative. */
-char *context_canonical_prefix(const char *path, struct error *err);
 
 /* Resolve path (absolute) to the canonical form the sandbox will use, as
  * realpath would, but refuse a symlink that lies inside one of the writable
@@ -129,7 +126,7 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
 /* As context_resolve_unplanted, but a path that does not exist yet gets the
  * canonical form it will have: its deepest existing ancestor, resolved and
  * judged as above, with the missing rest appended (as
- * context_canonical_prefix, which judges nothing). For Seatbelt, which rules
+ * fs_canonical_prefix, which judges nothing). For Seatbelt, which rules
  * on a path before it exists; Landlock gives such a path no rule. *canon is
  * still NULL for a loop of links, a missing part under a file (ENOTDIR) or a
  * ".." after the missing part. */

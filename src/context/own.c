@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/envvars.h"
+#include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
 #include "base/xdg.h"
@@ -96,7 +97,7 @@ int own_refuse_write_grant(const char *shown, const char *path, const char *home
 	own_gather_all(&o, home);
 	own_canonicalize(&o);
 	struct error ignored;
-	cleanup_free char *canon = context_canonical_prefix(path, &ignored);
+	cleanup_free char *canon = fs_canonical_prefix(path, &ignored);
 	bool holds = false;
 	const struct own_place *p = own_overlap(&o, canon ? canon : path, &holds);
 	int rc = 0;
@@ -149,8 +150,8 @@ static const char *way_out(enum own_kind kind)
 	case OWN_CONFIG: return "keep config.zon where nothing sandboxed writes (XDG_CONFIG_HOME)";
 	case OWN_STATE: return "keep moat's state where nothing sandboxed writes (XDG_STATE_HOME)";
 	case OWN_DATA:
-		return "keep shells where nothing sandboxed writes (XDG_DATA_HOME, "
-		       "MOAT_SHELLS_PATH)";
+		return "keep shells where nothing sandboxed writes (XDG_DATA_HOME, " ENV_SHELLS_PATH
+		       ")";
 	case OWN_BINARY:
 	default:
 		return "install moat where nothing sandboxed writes (make install PREFIX=...), "
@@ -240,7 +241,7 @@ void own_canonicalize(struct own_places *o)
 	for (size_t i = 0; i < o->n; i++) {
 		struct error ignored;
 		free(o->v[i].canon);
-		o->v[i].canon = context_canonical_prefix(o->v[i].path, &ignored);
+		o->v[i].canon = fs_canonical_prefix(o->v[i].path, &ignored);
 	}
 }
 

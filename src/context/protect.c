@@ -9,6 +9,7 @@
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
+#include "base/xdg.h"
 
 /* Submodules inside submodules: git nests them as modules/a/modules/b. */
 #define MAX_DEPTH 8
@@ -186,7 +187,7 @@ static void protect_named(struct scan *sc, const char *path, bool is_dir)
 		return;
 	}
 	struct error ignored;
-	cleanup_free char *canon = context_canonical_prefix(path, &ignored);
+	cleanup_free char *canon = fs_canonical_prefix(path, &ignored);
 	/* A ".." left below the deepest existing directory could lead
 	 * anywhere: such a path is not made. */
 	if (canon && !path_refusal(canon) && strcmp(canon, sc->p->root) != 0 &&
@@ -325,11 +326,9 @@ static void scan_configs(struct scan *sc, const char *common, const char *gitdir
  * directory in each work tree, this one's too. */
 static void scan_user_configs(struct scan *sc)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME");
 	const char *global = getenv("GIT_CONFIG_GLOBAL");
-	cleanup_free char *xdg_cfg = xdg && xdg[0] == '/'
-	                                 ? path_join(xdg, "git/config")
-	                                 : path_join(sc->home, ".config/git/config");
+	cleanup_free char *config_home = xdg_dir(XDG_CONFIG, sc->home);
+	cleanup_free char *xdg_cfg = path_join(config_home, "git/config");
 	cleanup_free char *home_cfg = path_join(sc->home, ".gitconfig");
 	scan_config_file(sc, "/etc/gitconfig");
 	scan_config_file(sc, xdg_cfg);
@@ -444,7 +443,7 @@ static void protect_listed(const struct context *c, const struct config *cfg, st
 			continue;
 		}
 		struct error ignored;
-		char *canon = context_canonical_prefix(path, &ignored);
+		char *canon = fs_canonical_prefix(path, &ignored);
 		if (!canon || path_refusal(canon) || !exposed(p, canon)) {
 			free(canon);
 			continue;

@@ -44,7 +44,7 @@ static int make_dir(const struct launch *l, const char *path, struct error *err)
 {
 	int fd = open("/", O_LOOKUP | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return error_set(err, "cannot open '/': %s", strerror(errno));
+		return error_errno(err, "cannot open '/'");
 	struct strbuf done = STRBUF_INIT; /* the path of fd */
 	sb_adds(&done, "/");
 	bool making = false;

@@ -57,6 +57,10 @@ struct launch {
 	bool jailbroken;       /* a tool that runs unconfined */
 	bool confirm;          /* ask on the terminal before it starts */
 	bool shell_confirms;   /* a session: .confirm names one of its shells */
+	/* moat run --trace with a hosts policy: where the session's proxy
+	 * records the hosts it refused (proxy_read_refusals); 0 for none,
+	 * never standard input. */
+	int net_log_fd;
 
 	/* For the front end to print: always, unless --quiet, and with -v. */
 	struct strbuf warnings; /* one per line, printed as "<prog>: warning: ..." */

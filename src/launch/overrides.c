@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/envvars.h"
+#include "base/fs.h"
 #include "base/path.h"
 #include "context/context.h"
 #include "context/writable.h"
@@ -20,7 +21,7 @@ int overrides_collect(struct env_overrides *o, struct error *err)
 			continue;
 		const char *name = *e + prefix;
 		size_t len = (size_t)(eq - name);
-		if (!len || strncmp(name, "MOAT_", 5) == 0) {
+		if (!len || strncmp(name, ENV_PREFIX, strlen(ENV_PREFIX)) == 0) {
 			error_set(err, "refusing %.*s: it would change moat's own settings",
 			          (int)(eq - *e), *e);
 			overrides_free(o);
@@ -31,7 +32,7 @@ int overrides_collect(struct env_overrides *o, struct error *err)
 		if (strcmp(o->vars[o->n - 1].name, "HOME") != 0)
 			continue;
 		if (eq[1] != '/') {
-			error_set(err, "MOAT_ENV_HOME=%s is not an absolute path", eq + 1);
+			error_set(err, ENV_HOME_OVERRIDE "=%s is not an absolute path", eq + 1);
 			overrides_free(o);
 			return -1;
 		}
@@ -65,12 +66,12 @@ int overrides_check_home(const struct env_overrides *o, const struct profile *p,
 	const char *home_override = o->home;
 	if (!home_override)
 		return 0;
-	cleanup_free char *canon = context_canonical_prefix(home_override, err);
+	cleanup_free char *canon = fs_canonical_prefix(home_override, err);
 	if (!canon)
 		return -1;
 	if (profile_allows_write(p, canon))
 		return 0;
-	error_set(err, "MOAT_ENV_HOME=%s is not writable in the sandbox", home_override);
+	error_set(err, ENV_HOME_OVERRIDE "=%s is not writable in the sandbox", home_override);
 	/* Both ways out pasteable as printed: the root's real path, since
 	 * $MOAT_ROOT is set only inside the sandbox. A value under /.moat is
 	 * that variable expanded empty outside it: granting it is nonsense. */

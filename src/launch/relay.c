@@ -90,12 +90,11 @@ int relay_open(struct relay *r, struct error *err)
 	                       ? ptsname(r->master)
 	                       : NULL;
 	if (!name)
-		return error_set(err, "cannot make a pseudo-terminal for the sandbox: %s",
-		                 strerror(errno));
+		return error_errno(err, "cannot make a pseudo-terminal for the sandbox");
 	r->slave_path = xstrdup(name);
 	r->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (r->slave < 0)
-		return error_set(err, "cannot open '%s': %s", name, strerror(errno));
+		return error_errno(err, "cannot open '%s'", name);
 	if (tcgetattr(r->user_tty, &r->saved) == 0)
 		tcsetattr(r->slave, TCSANOW, &r->saved);
 	copy_window_size(r);

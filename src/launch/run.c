@@ -49,6 +49,7 @@
 #include "launch/launch.h"
 #include "launch/plan.h"
 #include "launch/plantwatch.h"
+#include "launch/proxy.h"
 #include "launch/relay.h"
 
 /* What the supervisor tells moat. */
@@ -92,7 +93,7 @@ static void start_tool(struct launch *l, const struct relay *r, char **argv, int
 	struct error err = {0};
 	struct relay own = *r;
 	if (relay_attach(&own) < 0) {
-		error_set(&err, "cannot give the sandbox its own terminal: %s", strerror(errno));
+		error_errno(&err, "cannot give the sandbox its own terminal");
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
@@ -262,12 +263,30 @@ static void outlast_moat(int events)
 		;
 }
 
+/* The session's network: for off and hosts, a namespace of its own; for
+ * hosts, a socket made inside it for moat's proxy (started by moat,
+ * session_run), sent on the proxy's channel. Without the namespace the
+ * proxy gets nothing and exits, and the port stays 0: sandbox_apply then
+ * refuses the hosts policy. */
+static void start_network(struct launch *l, int proxy)
+{
+	struct profile *p = &l->profile;
+	sandbox_own_network(p);
+	if (proxy < 0)
+		return;
+	if (p->net_own_ns)
+		p->net_proxy_port = proxy_hand_listener(proxy);
+	else
+		close(proxy);
+}
+
 struct supervisor_args {
 	struct launch *l;
 	struct relay *r;
 	char **argv;
 	const bool *isolated;
 	const struct channels *ch;
+	int proxy; /* a hosts session's channel to its proxy, or -1 */
 };
 
 /* What it reads of moat's memory, it reads before 'R'. */
@@ -290,7 +309,7 @@ static int supervisor(void *data)
 	 * for another directory while the session starts cannot leave the
 	 * mounts on one tree and the grant on the other. */
 	int root_fd = platform_open_path_no_symlinks("/", l->ctx.root[1] ? l->ctx.root + 1 : ".");
-	sandbox_own_network(&l->profile);
+	start_network(l, a->proxy);
 	int mounts = sandbox_private_mounts(&l->profile, isolated, &err);
 	if (mounts < 0) {
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
@@ -309,7 +328,7 @@ static int supervisor(void *data)
 	if (!isolated)
 		platform_become_subreaper();
 	if (relay_take_terminal(r) < 0) {
-		error_set(&err, "cannot give the sandbox its own terminal: %s", strerror(errno));
+		error_errno(&err, "cannot give the sandbox its own terminal");
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
@@ -340,7 +359,7 @@ static int supervisor(void *data)
 	if (r->slave >= 0)
 		close(r->slave), close(r->master);
 	if (tool < 0) {
-		error_set(&err, "cannot start the tool: %s", strerror(errno));
+		error_errno(&err, "cannot start the tool");
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
@@ -493,26 +512,63 @@ static void warn_no_pid_namespace(const struct launch *l, int refused)
 	l->print_warnings(msg);
 }
 
+/* A hosts session's proxy, forked by moat: in the host's network, and
+ * outside the session's PID namespace, so the tool can neither see nor
+ * signal it, and the session's end does not wait for its exit (on a
+ * loaded machine, waiting for one more process to be scheduled and torn
+ * down cost `moat run` about 10 ms a session). Forked once the tool runs,
+ * not before the supervisor: the fork, and the copies of the pages moat
+ * and the supervisor write after it, are then off the session's start,
+ * and the kernel queues the tool's first connections until the proxy
+ * accepts. chan is closed either way. */
+static pid_t start_proxy(struct launch *l, int chan, bool started)
+{
+	pid_t pid = -1;
+	if (chan < 0)
+		return -1;
+	if (started)
+		proxy_start(&l->profile.net, l->net_log_fd > 0 ? l->net_log_fd : -1, chan, &pid);
+	close(chan);
+	return pid;
+}
+
+/* Killed, not waited for: moat exits next, and init reaps it. */
+static void end_proxy(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, WNOHANG);
+}
+
 /* A descriptor to a file outside would be a hole Landlock cannot close:
- * all from 3 up go, but the grants' held ones (close-on-exec, the rules
- * of the tool made before its exec). */
+ * all from 3 up go, but the grants' held ones (the rules of the tool,
+ * made before its exec) and the proxy's record of refusals, all
+ * close-on-exec: the tool never has them. Where the held ones were not
+ * opened in order, they go too (their rules look their paths up), and the
+ * record is kept as 3. */
 static void close_inherited(struct launch *l)
 {
-	if (context_close_unheld(&l->ctx, 3))
+	if (context_close_unheld(&l->ctx, 3, l->net_log_fd > 0 ? l->net_log_fd : -1))
 		return;
 	launch_close_held(l);
-	platform_close_from(3);
+	if (l->net_log_fd > 0 && l->net_log_fd != 3)
+		l->net_log_fd = dup3(l->net_log_fd, 3, O_CLOEXEC) == 3 ? 3 : 0;
+	platform_close_from(l->net_log_fd > 0 ? 4 : 3);
 }
 
 int session_run(struct launch *l, char **argv, struct error *err)
 {
 	close_inherited(l);
+	int proxy[2] = {-1, -1};
+	if (l->profile.net.level == NET_HOSTS)
+		proxy_channel(proxy);
 	struct relay r;
 	struct channels ch;
 	if (relay_open(&r, err) < 0 || platform_pipe_cloexec(ch.events) < 0 ||
 	    platform_pipe_cloexec(ch.control) < 0) {
 		if (!err->msg[0])
-			error_set(err, "cannot start the session: %s", strerror(errno));
+			error_errno(err, "cannot start the session");
 		relay_finish(&r);
 		return EXIT_MOAT_FAILED;
 	}
@@ -523,7 +579,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	plantwatch_start(&watch, &l->profile);
 	bool isolated = false;
 	int refused;
-	struct supervisor_args args = {l, &r, argv, &isolated, &ch};
+	struct supervisor_args args = {l, &r, argv, &isolated, &ch, proxy[0]};
 	/* moat waits for the supervisor, the supervisor for the tool's process
 	 * (vfork), which runs until its exec: one runs at a time, so they run
 	 * on this CPU rather than each on a fresh one (platform_cpu_hold). Each
@@ -534,10 +590,13 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	int spawn_errno = errno;
 	close(ch.events[1]);
 	close(ch.control[0]);
+	if (proxy[0] >= 0)
+		close(proxy[0]); /* the supervisor's copy is the one it sends on */
 	if (pid > 0)
 		wait_for_start(ch.events[0]);
 	launch_close_held(l);
 	platform_cpu_release();
+	pid_t proxy_pid = start_proxy(l, proxy[1], pid > 0);
 	if (pid > 0 && isolated)
 		launch_namespaces_worked(l);
 	else if (pid > 0)
@@ -552,6 +611,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		status = follow(&r, pid, isolated, &ch, err);
 		close(ch.control[1]);
 	}
+	end_proxy(proxy_pid);
 	struct strbuf planted = STRBUF_INIT;
 	plantwatch_end(&watch, &planted);
 	if (planted.len && l->print_warnings)

@@ -22,7 +22,7 @@ static int read_root(struct launch *l, struct error *err)
 {
 	const char *root = getenv(ENV_ROOT);
 	if (!root || !*root) {
-		error_set(err, "MOAT_ROOT is not set, so there is no sandbox root");
+		error_set(err, ENV_ROOT " is not set, so there is no sandbox root");
 		error_hint(err,
 		           "run tools through 'moat run' or 'moat shell', or set MOAT_ROOT to the "
 		           "project root");
@@ -34,7 +34,7 @@ static int read_root(struct launch *l, struct error *err)
 	cleanup_free char *canon = NULL;
 	int fd = platform_open_canonical(root, &canon);
 	if (!canon)
-		return error_set(err, "cannot use MOAT_ROOT='%s': %s", root, strerror(errno));
+		return error_errno(err, "cannot use MOAT_ROOT='%s'", root);
 	if (context_init(&l->ctx, canon, home, err) < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -88,7 +88,7 @@ static bool jailbreak_wanted(const struct launch *l, const struct tool *t, const
 	for (char **e = entries; *e && !match; e++)
 		match = jailbreak_entry_matches(*e, t, real);
 	path_list_free(entries);
-	*how = "MOAT_JAILBREAK";
+	*how = ENV_JAILBREAK;
 	return match;
 }
 
@@ -200,7 +200,7 @@ static int plan_jailbreak(struct launch *l, const struct tool *t, struct error *
 		return refuse_jailbreak(t, how, err);
 	}
 	if (!canon) {
-		error_set(err, "cannot run '%s': '%s': %s", t->name, t->real, strerror(errno));
+		error_errno(err, "cannot run '%s': '%s'", t->name, t->real);
 		err->status = EXIT_NOT_FOUND;
 		return -1;
 	}

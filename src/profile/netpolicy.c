@@ -1,7 +1,10 @@
 /* The network policy model: parsing one grammar, union, coverage. Pure. */
 #include "profile/netpolicy.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct netpolicy netpolicy_empty(void)
 {
@@ -11,12 +14,14 @@ struct netpolicy netpolicy_empty(void)
 
 bool netpolicy_is_empty(const struct netpolicy *p)
 {
-	return p->level == NET_PORTS && p->nconnect == 0 && p->nlisten == 0;
+	return (p->level == NET_PORTS && p->nconnect == 0 && p->nlisten == 0) ||
+	       (p->level == NET_HOSTS && p->nhosts == 0);
 }
 
 const char *netpolicy_level_name(enum net_level level)
 {
-	return level == NET_OFF ? "off" : level == NET_PORTS ? "ports" : "open";
+	static const char *const names[] = {"off", "ports", "hosts", "open"};
+	return names[level];
 }
 
 static bool in_list(const uint16_t *v, size_t n, uint16_t port)
@@ -81,13 +86,170 @@ static int parse_port(const char *s, const char *item, uint16_t *out, struct err
 	return 0;
 }
 
-/* Anything with a letter or a dot that is no keyword would name a host:
- * refused until hosts are enforced, never widened to open. */
-static int refuse_host(const char *item, struct error *err)
+/* The hosts list's items, one at a time: each is the text up to the
+ * next comma. */
+static const char *next_host(const char *s, size_t *len)
 {
-	error_set(err, "cannot limit the network to '%s': host lists are not enforced yet", item);
-	error_hint(err, "use 'off', or TCP ports: PORT (connect) and listen:PORT, e.g. 443");
+	if (!*s)
+		return NULL;
+	*len = strcspn(s, ",");
+	return s;
+}
+
+static bool has_host(const struct netpolicy *p, const char *item, size_t n)
+{
+	size_t len;
+	for (const char *h = p->hosts; (h = next_host(h, &len)); h += len + (h[len] == ','))
+		if (len == n && memcmp(h, item, n) == 0)
+			return true;
+	return false;
+}
+
+/* Append a canonical item once; -1 when the list is full. */
+static int insert_host(struct netpolicy *p, const char *item, size_t n)
+{
+	if (has_host(p, item, n))
+		return 0;
+	size_t used = strlen(p->hosts);
+	if (p->nhosts == NETPOLICY_MAX_HOSTS || used + n + 2 > sizeof(p->hosts))
+		return -1;
+	if (used)
+		p->hosts[used++] = ',';
+	memcpy(p->hosts + used, item, n);
+	p->hosts[used + n] = '\0';
+	p->nhosts++;
+	return 0;
+}
+
+void netpolicy_each_host(const struct netpolicy *p, void (*fn)(const char *item, void *arg),
+                         void *arg)
+{
+	char one[NETPOLICY_HOST_MAX + 8];
+	size_t len;
+	for (const char *h = p->hosts; (h = next_host(h, &len)); h += len + (h[len] == ',')) {
+		if (len >= sizeof(one))
+			continue; /* never stored */
+		memcpy(one, h, len);
+		one[len] = '\0';
+		fn(one, arg);
+	}
+}
+
+static int bad_host(struct error *err, const char *item, const char *why, const char *hint)
+{
+	error_set(err, "bad network policy item '%s': %s", item, why);
+	error_hint(err, "%s", hint);
 	return -1;
+}
+
+/* A name as DNS spells it: labels of letters, digits, '-' and '_', 1 to 63
+ * long, not starting or ending with '-'; all digits in the last label
+ * would make it an IPv4 address. */
+static int check_name(const char *name, size_t n, const char *item, struct error *err)
+{
+	static const char hint[] = "name a host, e.g. registry.npmjs.org or *.github.com:443";
+	if (n == 0 || n > NETPOLICY_HOST_MAX)
+		return bad_host(err, item, "not a host name", hint);
+	size_t label = 0;
+	bool digits_only = true;
+	for (size_t i = 0; i <= n; i++) {
+		char c = i < n ? name[i] : '.';
+		if (c == '.') {
+			if (label == 0 || label > 63 || name[i - 1] == '-' ||
+			    name[i - label] == '-')
+				return bad_host(err, item, "not a host name", hint);
+			if (i < n)
+				label = 0, digits_only = true;
+			continue;
+		}
+		bool digit = c >= '0' && c <= '9';
+		if (!digit && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && c != '-' &&
+		    c != '_')
+			return bad_host(err, item, "not a host name", hint);
+		digits_only &= digit;
+		label++;
+	}
+	if (digits_only)
+		return bad_host(err, item,
+		                "an IP address where a host name belongs: the proxy judges names, "
+		                "and a tool that connects to an address directly has no route",
+		                "name the host (e.g. registry.npmjs.org), or use 'open'");
+	return 0;
+}
+
+/* HOST[:PORT], HOST a name or *.name: refused with a hint for what people
+ * paste by mistake (a URL, a path, an address). */
+static int add_host(struct netpolicy *p, const char *item, struct error *err)
+{
+	if (strstr(item, "://"))
+		return bad_host(err, item, "a URL where a host name belongs",
+		                "write the host alone, e.g. registry.npmjs.org (a port as :8443)");
+	if (strchr(item, '/'))
+		return bad_host(err, item, "a path where a host name belongs",
+		                "the proxy judges hosts, not paths: write the host alone");
+	if (strchr(item, '[') || strchr(item, ':') != strrchr(item, ':'))
+		return bad_host(err, item,
+		                "an IP address where a host name belongs: the proxy judges names",
+		                "name the host (e.g. registry.npmjs.org), or use 'open'");
+	const char *colon = strchr(item, ':');
+	size_t n = colon ? (size_t)(colon - item) : strlen(item);
+	uint16_t port = 0;
+	if (colon && parse_port(colon + 1, item, &port, err) < 0)
+		return -1;
+	const char *name = item;
+	if (strncmp(name, "*.", 2) == 0)
+		name += 2, n -= 2;
+	if (n && name[n - 1] == '.')
+		n--; /* the root's dot: example.org. is example.org */
+	if (check_name(name, n, item, err) < 0)
+		return -1;
+	char canon[NETPOLICY_HOST_MAX + 8];
+	int len = snprintf(canon, sizeof(canon), "%s%.*s", name != item ? "*." : "", (int)n, name);
+	for (int i = 0; i < len; i++)
+		if (canon[i] >= 'A' && canon[i] <= 'Z')
+			canon[i] = (char)(canon[i] - 'A' + 'a');
+	if (port)
+		len += snprintf(canon + len, sizeof(canon) - (size_t)len, ":%u", port);
+	p->level = NET_HOSTS;
+	if (insert_host(p, canon, (size_t)len) < 0) {
+		error_set(err, "too many hosts in the network policy (at most %d, %d bytes)",
+		          NETPOLICY_MAX_HOSTS, NETPOLICY_HOSTS_LEN);
+		error_hint(err, "name a parent domain once, e.g. *.example.org, or use 'open'");
+		return -1;
+	}
+	return 0;
+}
+
+/* Does name (n bytes) equal or, for a "*." pattern, lie below pattern? */
+static bool name_matches(const char *pattern, size_t plen, const char *name, size_t n)
+{
+	if (plen > 2 && pattern[0] == '*' && pattern[1] == '.') {
+		plen -= 1; /* ".example.org": a suffix, after at least one label */
+		pattern += 1;
+		return n > plen && strncasecmp(name + n - plen, pattern, plen) == 0;
+	}
+	return n == plen && strncasecmp(name, pattern, n) == 0;
+}
+
+bool netpolicy_allows_host(const struct netpolicy *p, const char *host, uint16_t port)
+{
+	if (p->level == NET_OPEN)
+		return true;
+	if (p->level != NET_HOSTS)
+		return false;
+	size_t n = strlen(host);
+	if (n && host[n - 1] == '.')
+		n--;
+	size_t len;
+	for (const char *h = p->hosts; (h = next_host(h, &len)); h += len + (h[len] == ',')) {
+		const char *colon = memchr(h, ':', len);
+		size_t plen = colon ? (size_t)(colon - h) : len;
+		unsigned want = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+		bool port_ok = want ? port == want : port == 80 || port == 443;
+		if (port_ok && name_matches(h, plen, host, n))
+			return true;
+	}
+	return false;
 }
 
 static int set_level(struct netpolicy *p, enum net_level level, const char *item, struct error *err)
@@ -101,25 +263,38 @@ static int set_level(struct netpolicy *p, enum net_level level, const char *item
 	return -1;
 }
 
+/* A host item: anything but a keyword, a port or connect:/listen:PORT. */
+static bool is_host_item(const char *item)
+{
+	return strncmp(item, "listen:", 7) != 0 && strncmp(item, "connect:", 8) != 0 &&
+	       item[strspn(item, "0123456789")] != '\0';
+}
+
+static int refuse_mix(const struct netpolicy *p, const char *item, struct error *err)
+{
+	error_set(err, "bad network policy: '%s' cannot be combined with '%s'", item,
+	          netpolicy_level_name(p->level));
+	error_hint(err, "give 'off' or 'open' alone, a list of ports such as 443,listen:3000, "
+	                "or a list of hosts such as example.org,*.github.com");
+	return -1;
+}
+
 int netpolicy_add_item(struct netpolicy *p, const char *item, struct error *err)
 {
 	if (strcmp(item, "off") == 0 || strcmp(item, "open") == 0)
 		return set_level(p, item[1] == 'f' ? NET_OFF : NET_OPEN, item, err);
-	if (p->level != NET_PORTS) {
-		error_set(err, "bad network policy: '%s' cannot be combined with '%s'", item,
-		          netpolicy_level_name(p->level));
-		error_hint(err, "give 'off' or 'open' alone, or a list of ports such as 443");
-		return -1;
-	}
-	bool listen = strncmp(item, "listen:", 7) == 0;
-	const char *port = listen ? item + 7 : strncmp(item, "connect:", 8) == 0 ? item + 8 : item;
-	if (port == item && !*item) {
+	if (!*item) {
 		error_set(err, "bad network policy: an empty item");
 		error_hint(err, "separate items with one comma: 443,listen:3000");
 		return -1;
 	}
-	if (port == item && item[strspn(item, "0123456789")] != '\0')
-		return refuse_host(item, err);
+	bool host = is_host_item(item);
+	if (!netpolicy_is_empty(p) && p->level != (host ? NET_HOSTS : NET_PORTS))
+		return refuse_mix(p, item, err);
+	if (host)
+		return add_host(p, item, err);
+	bool listen = strncmp(item, "listen:", 7) == 0;
+	const char *port = listen ? item + 7 : strncmp(item, "connect:", 8) == 0 ? item + 8 : item;
 	uint16_t v;
 	if (parse_port(port, item, &v, err) < 0)
 		return -1;
@@ -151,8 +326,23 @@ int netpolicy_parse(struct netpolicy *p, const char *list, struct error *err)
 	}
 }
 
+/* Take item's hosts out of p. */
+static bool remove_hosts(struct netpolicy *p, const struct netpolicy *item)
+{
+	struct netpolicy kept = {.level = NET_HOSTS};
+	size_t len;
+	for (const char *h = p->hosts; (h = next_host(h, &len)); h += len + (h[len] == ','))
+		if (!has_host(item, h, len))
+			insert_host(&kept, h, len);
+	bool had = kept.nhosts != p->nhosts;
+	*p = kept;
+	return had;
+}
+
 bool netpolicy_remove_item(struct netpolicy *p, const struct netpolicy *item)
 {
+	if (item->level == NET_HOSTS)
+		return p->level == NET_HOSTS && remove_hosts(p, item);
 	if (item->level != NET_PORTS) {
 		bool had = p->level == item->level;
 		if (had)
@@ -187,6 +377,14 @@ int netpolicy_union(struct netpolicy *into, const struct netpolicy *add)
 		*into = *add;
 		return 0;
 	}
+	if (into->level == NET_HOSTS) {
+		size_t len;
+		for (const char *h = add->hosts; (h = next_host(h, &len));
+		     h += len + (h[len] == ','))
+			if (insert_host(into, h, len) < 0)
+				goto full;
+		return 0;
+	}
 	if (into->level != NET_PORTS)
 		return 0;
 	for (size_t i = 0; i < add->nconnect; i++)
@@ -207,6 +405,17 @@ bool netpolicy_covers(const struct netpolicy *wide, const struct netpolicy *narr
 		return true;
 	if (narrow->level == NET_OPEN || wide->level == NET_OFF)
 		return false;
+	if (wide->level != narrow->level)
+		return netpolicy_is_empty(narrow);
+	if (narrow->level == NET_HOSTS) {
+		/* Item by item, as written: a new item asks again. */
+		size_t len;
+		for (const char *h = narrow->hosts; (h = next_host(h, &len));
+		     h += len + (h[len] == ','))
+			if (!has_host(wide, h, len))
+				return false;
+		return true;
+	}
 	for (size_t i = 0; i < narrow->nconnect; i++)
 		if (!in_list(wide->connect, wide->nconnect, narrow->connect[i]))
 			return false;
@@ -218,6 +427,11 @@ bool netpolicy_covers(const struct netpolicy *wide, const struct netpolicy *narr
 
 void netpolicy_format(struct strbuf *out, const struct netpolicy *p, char sep)
 {
+	if (p->level == NET_HOSTS && p->nhosts) {
+		for (const char *h = p->hosts; *h; h++)
+			sb_addc(out, *h == ',' ? sep : *h);
+		return;
+	}
 	if (p->level != NET_PORTS || netpolicy_is_empty(p)) {
 		sb_adds(out, p->level == NET_OPEN ? "open" : "off");
 		return;

@@ -1,18 +1,23 @@
 /* The network policy: what a sandboxed tool may reach, as pure data.
  *
- * Three levels, ordered from narrow to wide: off (no network; in a
+ * Four levels, ordered from narrow to wide: off (no network; in a
  * session with a network namespace of its own, its loopback), ports (TCP
  * connect and listen on named ports only, every host alike: Landlock's
- * port rules have no address) and open (the default, as in the seed).
- * Named hosts (the proxy) come later: the syntax has room for them, and
- * netpolicy_parse refuses them until they are enforced.
+ * port rules have no address), hosts (named hosts only, through moat's
+ * proxy: a session alone can have one) and open (the default, as in the
+ * seed). A union takes the wider level: ports joined with hosts is hosts,
+ * and the ports are dropped (the proxy speaks HTTP, which a tool that
+ * needs a bare TCP port does not).
  *
  * One grammar for every place a policy is written: `moat run --net`,
  * `moat allow --net` and the trace's suggestions. A policy is a list of
  * items separated by commas or given as separate words:
- *   off | open | PORT | connect:PORT | listen:PORT
- * (PORT alone is connect:PORT). config.zon spells the same as
- * `.off = true`, `.open = true`, `.connect = .{ 443 }`, `.listen = .{ 3000 }`. */
+ *   off | open | PORT | connect:PORT | listen:PORT | HOST[:PORT]
+ * (PORT alone is connect:PORT; HOST is a name such as example.org, or
+ * *.example.org for its subdomains; without :PORT it means ports 80 and
+ * 443). Ports and hosts do not mix in one policy. config.zon spells the
+ * same as `.off = true`, `.open = true`, `.connect = .{ 443 }`,
+ * `.listen = .{ 3000 }`, `.hosts = .{ "example.org", "*.example.org:8443" }`. */
 #ifndef MOAT_PROFILE_NETPOLICY_H
 #define MOAT_PROFILE_NETPOLICY_H
 
@@ -27,12 +32,18 @@
 enum net_level {
 	NET_OFF,
 	NET_PORTS,
+	NET_HOSTS,
 	NET_OPEN,
 };
 
 /* Fixed arrays: the wrapper builds this on every start and must not
  * allocate for it. More ports than this are refused with a hint. */
 #define NETPOLICY_MAX_PORTS 32
+/* Hosts: at most this many, kept as one comma list in a fixed buffer. */
+#define NETPOLICY_MAX_HOSTS 32
+#define NETPOLICY_HOSTS_LEN 2048
+/* A DNS name's longest text form. */
+#define NETPOLICY_HOST_MAX 253
 
 struct netpolicy {
 	enum net_level level;
@@ -40,15 +51,21 @@ struct netpolicy {
 	size_t nconnect;
 	uint16_t listen[NETPOLICY_MAX_PORTS];
 	size_t nlisten;
+	/* NET_HOSTS: "example.org,*.example.org:8443", each item once, in
+	 * lower case, in the order first given */
+	char hosts[NETPOLICY_HOSTS_LEN];
+	size_t nhosts;
 };
 
 /* The default: open. */
 #define NETPOLICY_OPEN ((struct netpolicy){.level = NET_OPEN})
 
-/* Add one item ("off", "open", "443", "connect:443", "listen:3000") to p,
- * which starts as netpolicy_empty(). Returns 0, or -1 with err (and a
- * hint) for a malformed item, a port out of range, a host name (not
- * enforced yet), or off/open mixed with ports. */
+/* Add one item ("off", "open", "443", "connect:443", "listen:3000",
+ * "example.org", "*.example.org:8443") to p, which starts as
+ * netpolicy_empty(). Returns 0, or -1 with err (and a hint) for a
+ * malformed item, a port out of range, a host with a scheme or a path, an
+ * IP address where a host name belongs, or off/open mixed with others,
+ * or ports mixed with hosts. */
 int netpolicy_add_item(struct netpolicy *p, const char *item, struct error *err);
 
 /* A policy being parsed: no item yet. */
@@ -70,9 +87,9 @@ int netpolicy_add_port(struct netpolicy *p, bool listen, uint16_t port);
  * `moat allow -r --net`. */
 bool netpolicy_remove_item(struct netpolicy *p, const struct netpolicy *item);
 
-/* into = into ∪ add: open wins over ports wins over off; ports are merged.
- * Returns -1 when the merged port lists would overflow (then into is
- * open: never narrower than asked). */
+/* into = into ∪ add: the wider level wins (open, hosts, ports, off);
+ * ports or hosts of one level are merged. Returns -1 when the merged lists
+ * would overflow (then into is open: never narrower than asked). */
 int netpolicy_union(struct netpolicy *into, const struct netpolicy *add);
 
 /* Does wide allow everything narrow does? */
@@ -82,10 +99,19 @@ bool netpolicy_covers(const struct netpolicy *wide, const struct netpolicy *narr
  * `moat allow --net BIN` takes it back (with commas as separators). */
 void netpolicy_format(struct strbuf *out, const struct netpolicy *p, char sep);
 
-/* "off", "ports", "open". */
+/* "off", "ports", "hosts", "open". */
 const char *netpolicy_level_name(enum net_level level);
 
 /* Is a port in the list? */
 bool netpolicy_has_port(const struct netpolicy *p, bool listen, uint16_t port);
+
+/* Does the hosts policy p allow host (a name, any case) on port? An item
+ * without a port allows 80 and 443; "*.example.org" allows every name
+ * below example.org, not example.org itself. */
+bool netpolicy_allows_host(const struct netpolicy *p, const char *host, uint16_t port);
+
+/* Call fn for each host item of p ("example.org:8443"), in order. */
+void netpolicy_each_host(const struct netpolicy *p, void (*fn)(const char *item, void *arg),
+                         void *arg);
 
 #endif

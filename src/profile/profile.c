@@ -1,4 +1,5 @@
 #include "profile/profile.h"
+#include "base/envvars.h"
 
 #include <string.h>
 
@@ -254,9 +255,9 @@ int profile_build(const struct profile_input *in, struct profile *out, struct er
 	}
 
 	cleanup_free char *tmpdir = path_join(in->root, ".moat/tmp");
-	profile_set_env(out, "MOAT_ROOT", in->root);
+	profile_set_env(out, ENV_ROOT, in->root);
 	profile_set_env(out, "TMPDIR", tmpdir);
-	profile_set_env(out, MOAT_SANDBOX_ENV, in->root);
+	profile_set_env(out, ENV_SANDBOX, in->root);
 	return 0;
 }
 

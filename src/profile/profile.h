@@ -106,9 +106,13 @@ struct profile {
 	 * `--net`); open unless the user narrowed it. */
 	struct netpolicy net;
 	/* Set by a session's supervisor once it made a network namespace of
-	 * the session's own (an off policy): its loopback is the only network
-	 * there, so the backend lets the tool make IP sockets on it. */
+	 * the session's own (an off or hosts policy): its loopback is the only
+	 * network there, so the backend lets the tool make IP sockets on it. */
 	bool net_own_ns;
+	/* Hosts: the port of the proxy's listening socket on that loopback
+	 * (127.0.0.1), once the supervisor handed it to the proxy; 0 until
+	 * then, and a hosts policy without it is refused (sandbox_apply). */
+	uint16_t net_proxy_port;
 	/* May processes take the terminal's foreground (tcsetpgrp)? In a
 	 * session the terminal is the sandbox's own pseudo-terminal, so yes;
 	 * a wrapped tool is on the user's, where a process left behind could
@@ -163,10 +167,6 @@ struct profile_input {
 	const struct grant *git; /* what git needs of a linked work tree's git directory */
 	size_t ngit;
 };
-
-/* The environment variable moat sets inside every sandbox it makes, holding
- * the root. It is a hint, never proof: see sandbox_already_confined(). */
-#define MOAT_SANDBOX_ENV "MOAT_SANDBOX"
 
 /* Build the profile. Refuses a root that is HOME or one of its ancestors and
  * grants that are, or that path_refusal() rejects. Returns 0 or -1 + err. */

@@ -3,6 +3,7 @@
  * docs/security.md explain it, tests/unit/test_secrets.c holds it to real
  * tools' names and to the build variables it must leave alone. */
 #include "profile/secrets.h"
+#include "base/envvars.h"
 
 #include <string.h>
 
@@ -74,7 +75,7 @@ const char *const secrets_default_exempt[] = {
     NULL,
 };
 
-static const char *const moat_prefix = "MOAT_";
+static const char *const moat_prefix = ENV_PREFIX;
 
 /* Which bit of a mask a character sets: letters folded, digits, '_' and
  * the rest 37; a table, since every byte of every name is asked. */

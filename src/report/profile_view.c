@@ -9,7 +9,7 @@
 static void add_network(struct strbuf *out, const struct netpolicy *n)
 {
 	struct strbuf what = STRBUF_INIT;
-	if (n->level == NET_PORTS)
+	if (n->level == NET_PORTS || n->level == NET_HOSTS)
 		netpolicy_format(&what, n, ',');
 	else
 		sb_adds(&what, n->level == NET_OPEN
@@ -28,11 +28,19 @@ static void json_ports(struct json *j, const char *key, const uint16_t *v, size_
 	json_end_array(j);
 }
 
+static void json_host(const char *item, void *j)
+{
+	json_string(j, NULL, item);
+}
+
 static void json_network(struct json *j, const struct netpolicy *n)
 {
 	json_string(j, "network", netpolicy_level_name(n->level));
 	json_ports(j, "network_connect", n->connect, n->level == NET_PORTS ? n->nconnect : 0);
 	json_ports(j, "network_listen", n->listen, n->level == NET_PORTS ? n->nlisten : 0);
+	json_begin_array(j, "network_hosts");
+	netpolicy_each_host(n, json_host, j);
+	json_end_array(j);
 }
 
 /* What a jailbreak listed here does. `moat profile` shows what moat run and

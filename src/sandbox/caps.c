@@ -42,7 +42,7 @@ int caps_drop_dangerous(struct error *err)
 	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2];
 	if (syscall(SYS_capget, &hdr, data) < 0)
-		return error_set(err, "cannot read capabilities: %s", strerror(errno));
+		return error_errno(err, "cannot read capabilities");
 	unsigned long long permitted = data[0].permitted | (unsigned long long)data[1].permitted
 	                                                       << 32;
 	/* Nothing to drop: the ambient set is a subset of the permitted one
@@ -75,8 +75,7 @@ int caps_drop_dangerous(struct error *err)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
 			if (errno == EINVAL)
 				break;
-			return error_set(err, "cannot drop capability %d: %s", cap,
-			                 strerror(errno));
+			return error_errno(err, "cannot drop capability %d", cap);
 		}
 	}
 	for (int i = 0; i < 2; i++) {
@@ -86,6 +85,6 @@ int caps_drop_dangerous(struct error *err)
 		data[i].inheritable &= k;
 	}
 	if (syscall(SYS_capset, &hdr, data) < 0)
-		return error_set(err, "cannot drop capabilities: %s", strerror(errno));
+		return error_errno(err, "cannot drop capabilities");
 	return 0;
 }

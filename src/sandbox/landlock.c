@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/envvars.h"
 #include "base/platform.h"
 #include "base/strbuf.h"
 #include "sandbox/caps.h"
@@ -31,18 +32,33 @@
 	 LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER |       \
 	 LL_FS_TRUNCATE | LL_FS_RESOLVE_UNIX)
 
+/* Everything moat can ask of Landlock, less what this ABI lacks, in one
+ * place (as the kernel's samples/landlock/sandboxer.c does). */
+struct ll_ruleset_attr landlock_attr_for_abi(int abi)
+{
+	struct ll_ruleset_attr a = {
+	    .handled_access_fs = ((LL_FS_MAKE_SYM << 1) - 1) | LL_FS_REFER | LL_FS_TRUNCATE |
+	                         LL_FS_IOCTL_DEV | LL_FS_RESOLVE_UNIX,
+	    .handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP,
+	    .scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL,
+	};
+	switch (abi) {
+	case 1: a.handled_access_fs &= ~LL_FS_REFER;     /* fall through */
+	case 2: a.handled_access_fs &= ~LL_FS_TRUNCATE;  /* fall through */
+	case 3: a.handled_access_net = 0;                /* fall through */
+	case 4: a.handled_access_fs &= ~LL_FS_IOCTL_DEV; /* fall through */
+	case 5: a.scoped = 0;                            /* fall through */
+	case 6:
+	case 7:
+	case 8: a.handled_access_fs &= ~LL_FS_RESOLVE_UNIX; break;
+	default: break; /* 9 and later: everything above */
+	}
+	return a;
+}
+
 uint64_t landlock_fs_rights_for_abi(int abi)
 {
-	uint64_t r = (LL_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0..12 */
-	if (abi >= 2)
-		r |= LL_FS_REFER;
-	if (abi >= 3)
-		r |= LL_FS_TRUNCATE;
-	if (abi >= 5)
-		r |= LL_FS_IOCTL_DEV;
-	if (abi >= 9)
-		r |= LL_FS_RESOLVE_UNIX;
-	return r;
+	return landlock_attr_for_abi(abi).handled_access_fs;
 }
 
 uint64_t landlock_rights_for_access(unsigned access)
@@ -171,8 +187,7 @@ static int add_rule(int ruleset, const struct rule *r, const struct profile *p, 
 		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP ||
 		    errno == EXDEV)
 			return 0;
-		return error_set(err, "cannot open '%s' for the sandbox: %s", r->path,
-		                 strerror(errno));
+		return error_errno(err, "cannot open '%s' for the sandbox", r->path);
 	}
 	uint64_t rights = landlock_rights_for_access(r->access) & handled, got;
 	/* A device's rule asks a file's rights at once: asked a directory's,
@@ -182,8 +197,7 @@ static int add_rule(int ruleset, const struct rule *r, const struct profile *p, 
 	if (!rights)
 		return 0;
 	if (add_path_rule(ruleset, fd, rights, &got) < 0)
-		return error_set(err, "cannot add a sandbox rule for '%s': %s", r->path,
-		                 strerror(errno));
+		return error_errno(err, "cannot add a sandbox rule for '%s'", r->path);
 	if (got)
 		landlock_note("rule", r->path, got);
 	return got == rights && (got & ~LL_FS_FILE_RIGHTS);
@@ -270,20 +284,18 @@ int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, 
 }
 
 /* Handled on this kernel: an off or ports policy outside a network
- * namespace of the session's own (there, its loopback is all there is). */
-static uint64_t net_rights_handled(const struct profile *p, const struct sandbox_support *s)
+ * namespace of the session's own (there, its loopback is all there is;
+ * a hosts policy always has one, and the proxy judges what leaves it). */
+static bool net_handled(const struct profile *p)
 {
-	if (p->net.level == NET_OPEN || p->net_own_ns || s->abi < LL_ABI_NET_TCP)
-		return 0;
-	return LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+	return p->net.level != NET_OPEN && !p->net_own_ns;
 }
 
 static int add_port_rule(int ruleset, uint64_t right, uint16_t port, struct error *err)
 {
 	struct ll_net_port_attr np = {.allowed_access = right, .port = port};
 	if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0) < 0)
-		return error_set(err, "cannot add a sandbox rule for port %u: %s", port,
-		                 strerror(errno));
+		return error_errno(err, "cannot add a sandbox rule for port %u", port);
 	landlock_note(right == LL_NET_BIND_TCP ? "net-bind" : "net-connect", NULL, port);
 	return 0;
 }
@@ -308,19 +320,36 @@ static enum seccomp_net seccomp_net_for(const struct profile *p)
 	return p->net_own_ns ? SECCOMP_NET_OWN_NS : SECCOMP_NET_UNIX_ONLY;
 }
 
+/* A hosts policy holds only with the proxy on the session's own loopback:
+ * without them it is refused, never widened. */
+static int check_proxy(const struct profile *p, struct error *err)
+{
+	if (p->net.level != NET_HOSTS || p->net_proxy_port)
+		return 0;
+	error_set(err,
+	          "cannot limit the network to named hosts: the session got no network "
+	          "namespace of its own for moat's proxy (%s)",
+	          p->net_own_ns ? "the proxy could not start"
+	                        : "the kernel refused one: are user namespaces off here?");
+	error_hint(err, "use --net off, TCP ports (e.g. --net 443), or --net open");
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
+}
+
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int root_fd,
                   struct error *err)
 {
-	if (sandbox_net_check(p, s, err) < 0)
+	if (sandbox_net_check(p, s, err) < 0 || check_proxy(p, err) < 0)
 		return -1;
-	struct ll_ruleset_attr attr = {.handled_access_fs = landlock_fs_rights_for_abi(s->abi),
-	                               .handled_access_net = net_rights_handled(p, s)};
-	if (s->abi >= 6)
-		attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
-	size_t size = s->abi >= 6 ? sizeof(attr) : s->abi >= 4 ? 16 : 8;
+	struct ll_ruleset_attr attr = landlock_attr_for_abi(s->abi);
+	if (!net_handled(p))
+		attr.handled_access_net = 0;
+	/* The whole struct on every ABI: the kernel takes fields it does not
+	 * know as long as they are zero, and they are. */
+	size_t size = sizeof(attr);
 	cleanup_close int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (ruleset < 0)
-		return error_set(err, "cannot create the Landlock ruleset: %s", strerror(errno));
+		return error_errno(err, "cannot create the Landlock ruleset");
 	landlock_note("abi", NULL, (uint64_t)s->abi);
 	landlock_note("handled", NULL, attr.handled_access_fs);
 	landlock_note("scoped", NULL, attr.scoped);
@@ -351,7 +380,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int 
 	if (caps_drop_dangerous(err) < 0)
 		return -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return error_set(err, "cannot set no_new_privs: %s", strerror(errno));
+		return error_errno(err, "cannot set no_new_privs");
 	struct seccomp_policy policy = seccomp_policy_for(s->abi, profile_has_sockets(p));
 	policy.deny_tty_takeover = !p->job_control;
 	policy.net = seccomp_net_for(p);
@@ -362,7 +391,7 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int 
 	if (seccomp_install(&policy, err) < 0)
 		return -1;
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
-		return error_set(err, "cannot apply the Landlock ruleset: %s", strerror(errno));
+		return error_errno(err, "cannot apply the Landlock ruleset");
 	return 0;
 }
 
@@ -391,7 +420,7 @@ static bool refused(const char *path)
 
 bool sandbox_already_confined(const char *root, const char *home)
 {
-	const char *hint = getenv(MOAT_SANDBOX_ENV);
+	const char *hint = getenv(ENV_SANDBOX);
 	if (!hint || strcmp(hint, root) != 0)
 		return false;
 	/* The kernel's word: no_new_privs and a seccomp filter are set, "/" (which

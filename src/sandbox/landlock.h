@@ -67,6 +67,9 @@ int landlock_abi_in_effect(int kernel_abi);
 void landlock_note(const char *what, const char *path, uint64_t value);
 
 /* Filesystem rights the kernel of a given ABI knows. */
+/* The ruleset attribute for a kernel of this ABI: every right and scope moat
+ * uses that it knows. */
+struct ll_ruleset_attr landlock_attr_for_abi(int abi);
 uint64_t landlock_fs_rights_for_abi(int abi);
 
 /* The Landlock rights one profile access level maps to (pure). MAKE_CHAR and

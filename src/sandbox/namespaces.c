@@ -214,14 +214,12 @@ static int bind_fd(int fd, const char *target, bool writable, struct error *err)
 	char src[64];
 	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
 	if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) < 0)
-		return error_set(err, "cannot bind '%s' into the sandbox: %s", target,
-		                 strerror(errno));
+		return error_errno(err, "cannot bind '%s' into the sandbox", target);
 	if (writable)
 		return 0;
 	unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | locked_flags(fd);
 	if (mount(NULL, target, NULL, flags, NULL) < 0)
-		return error_set(err, "cannot make '%s' read-only in the sandbox: %s", target,
-		                 strerror(errno));
+		return error_errno(err, "cannot make '%s' read-only in the sandbox", target);
 	return 0;
 }
 
@@ -231,14 +229,13 @@ static int make_mount_point(const char *path, int fd, struct error *err)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return error_set(err, "cannot stat '%s': %s", path, strerror(errno));
+		return error_errno(err, "cannot stat '%s'", path);
 	cleanup_free char *parent = path_dirname(path);
 	if (fs_mkdir_p(parent, 0755, err) < 0)
 		return -1;
 	int rc = S_ISDIR(st.st_mode) ? mkdir(path, 0755) : mknod(path, S_IFREG | 0600, 0);
 	if (rc < 0 && errno != EEXIST)
-		return error_set(err, "cannot make a mount point at '%s': %s", path,
-		                 strerror(errno));
+		return error_errno(err, "cannot make a mount point at '%s'", path);
 	return 0;
 }
 
@@ -313,7 +310,7 @@ static int privatize(const struct profile *p, const char *dir, struct error *err
 		qsort(c, n, sizeof(*c), by_path);
 	int rc = 1;
 	if (mount("moat-tmp", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
-		rc = error_set(err, "cannot mount a private '%s': %s", dir, strerror(errno));
+		rc = error_errno(err, "cannot mount a private '%s'", dir);
 	for (size_t i = 0; i < n && rc > 0; i++)
 		if (make_mount_point(c[i].path, c[i].fd, err) < 0 ||
 		    bind_fd(c[i].fd, c[i].path, c[i].writable, err) < 0)
@@ -343,8 +340,7 @@ static int make_protected(const struct rule *r, struct error *err)
 		rc = fd < 0 ? -1 : close(fd);
 	}
 	if (rc < 0 && errno != EEXIST)
-		return error_set(err, "cannot make '%s' to protect it: %s", r->path,
-		                 strerror(errno));
+		return error_errno(err, "cannot make '%s' to protect it", r->path);
 	return 0;
 }
 
@@ -367,22 +363,21 @@ static int protect(const struct rule *r, struct error *err)
 	if (fd < 0 && errno == ENOENT && !make)
 		return 0;
 	if (fd < 0)
-		return error_set(err, "cannot protect '%s': %s", r->path, strerror(errno));
+		return error_errno(err, "cannot protect '%s'", r->path);
 	char at[64];
 	snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
 	if (mount(at, at, NULL, MS_BIND | MS_REC, NULL) < 0)
-		return error_set(err, "cannot protect '%s': %s", r->path, strerror(errno));
+		return error_errno(err, "cannot protect '%s'", r->path);
 	if (r->protect == PROTECT_PIN)
 		return 0;
 	/* The new mount, as the path now leads to it. */
 	cleanup_close int top = platform_open_path_no_symlinks("/", r->path + 1);
 	if (top < 0)
-		return error_set(err, "cannot protect '%s': %s", r->path, strerror(errno));
+		return error_errno(err, "cannot protect '%s'", r->path);
 	snprintf(at, sizeof(at), "/proc/self/fd/%d", top);
 	unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | locked_flags(top);
 	if (mount(NULL, at, NULL, flags, NULL) < 0)
-		return error_set(err, "cannot make '%s' read-only in the sandbox: %s", r->path,
-		                 strerror(errno));
+		return error_errno(err, "cannot make '%s' read-only in the sandbox", r->path);
 	return 0;
 }
 
@@ -431,8 +426,7 @@ int sandbox_protect(const struct profile *p, struct error *err)
 	if (!own_mount_namespace(&shared))
 		return 1;
 	if (shared && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return error_set(err, "cannot make the sandbox's mounts private: %s",
-		                 strerror(errno));
+		return error_errno(err, "cannot make the sandbox's mounts private");
 	return protect_all(p, err);
 }
 
@@ -457,11 +451,10 @@ int sandbox_private_mounts(struct profile *p, bool isolated, struct error *err)
 	/* Private propagation first: root's new namespace still shares mount
 	 * events with the host's, and nothing here may appear there. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return error_set(err, "cannot make the sandbox's mounts private: %s",
-		                 strerror(errno));
+		return error_errno(err, "cannot make the sandbox's mounts private");
 	/* Our PID namespace's /proc: only the sandbox's processes. */
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		return error_set(err, "cannot mount the sandbox's /proc: %s", strerror(errno));
+		return error_errno(err, "cannot mount the sandbox's /proc");
 	for (size_t i = 0; i < ARRAY_LEN(private_dirs); i++) {
 		int rc = privatize(p, private_dirs[i], err);
 		if (rc < 0)

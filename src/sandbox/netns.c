@@ -1,6 +1,8 @@
-/* A session's own network namespace, for an off policy: nothing but a
- * loopback of its own, so a test server and its client inside the session
- * still meet while nothing outside can be reached. Made by the session's
+/* A session's own network namespace, for an off or hosts policy: nothing
+ * but a loopback of its own, so a test server and its client inside the
+ * session still meet while nothing outside can be reached (for hosts, but
+ * through the proxy, whose socket the supervisor makes on that loopback:
+ * launch/proxy.c). Made by the session's
  * supervisor, which holds the capabilities of its user namespace (or is
  * root) until the tool's process drops them. */
 #include <net/if.h>
@@ -31,7 +33,7 @@ static void loopback_up(void)
 
 void sandbox_own_network(struct profile *p)
 {
-	if (p->net.level != NET_OFF || p->net_own_ns)
+	if ((p->net.level != NET_OFF && p->net.level != NET_HOSTS) || p->net_own_ns)
 		return;
 	/* Refused without CAP_SYS_ADMIN over our user namespace (a session
 	 * that got none): seccomp and Landlock then refuse IP sockets. */

@@ -40,11 +40,12 @@ int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int 
  * policy: ports below Landlock ABI 4. sandbox_apply checks it too. */
 int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, struct error *err);
 
-/* In a session's supervisor, before sandbox_apply: for an off policy, a
- * network namespace of the session's own with its loopback up, so that
- * servers and clients inside the session still meet (p->net_own_ns says
- * it was made). Without one (no user namespace for an unprivileged user)
- * off is enforced by refusing IP sockets, loopback included. */
+/* In a session's supervisor, before sandbox_apply: for an off or hosts
+ * policy, a network namespace of the session's own with its loopback up,
+ * so that servers and clients inside the session still meet (p->net_own_ns
+ * says it was made). Without one (no user namespace for an unprivileged
+ * user) off is enforced by refusing IP sockets, loopback included, and
+ * hosts is refused (sandbox_apply). */
 void sandbox_own_network(struct profile *p);
 
 /* Start a session's first process, which runs fn(arg) and exits with what

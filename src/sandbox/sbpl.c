@@ -230,7 +230,7 @@ static void render_root(struct strbuf *sb, const struct profile *p)
 /* Seatbelt denies network* by default; open allows it all, ports their
  * TCP ports on every host (as Landlock: no address), off nothing. Seatbelt
  * has no network namespace, so off denies localhost too (docs/macos.md). */
-static void render_network(struct strbuf *sb, const struct netpolicy *n)
+static void render_network(struct strbuf *sb, const struct netpolicy *n, uint16_t proxy_port)
 {
 	if (n->level == NET_OPEN) {
 		sb_adds(sb, "\n; network: open by design; the sandbox limits what can be read, "
@@ -239,6 +239,17 @@ static void render_network(struct strbuf *sb, const struct netpolicy *n)
 	}
 	if (n->level == NET_OFF) {
 		sb_adds(sb, "\n; network: off\n(deny network*)\n");
+		return;
+	}
+	if (n->level == NET_HOSTS) {
+		/* Seatbelt names no host: only the proxy's port can be allowed
+		 * (docs/macos.md), once a session has one. */
+		sb_adds(sb, "\n; network: named hosts only, judged by moat's proxy on localhost\n");
+		if (proxy_port)
+			sb_addf(sb, "(allow network-outbound (remote tcp \"localhost:%u\"))\n",
+			        proxy_port);
+		else
+			sb_adds(sb, "; (the proxy's port is chosen when a session starts)\n");
 		return;
 	}
 	sb_adds(sb, "\n; network: TCP ports only, to and on any host\n");
@@ -261,7 +272,7 @@ int sbpl_render(const struct profile *p, struct strbuf *out, struct error *err)
 	render_root(&sb, p);
 	for (size_t g = 0; g < NGROUPS; g++)
 		render_group(&sb, p, g);
-	render_network(&sb, &p->net);
+	render_network(&sb, &p->net, p->net_proxy_port);
 	if (p->njailbreaks)
 		sb_adds(&sb, "\n; jailbreaks: these binaries, and everything they run, are not "
 		             "sandboxed at all\n");

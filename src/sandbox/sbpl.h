@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/envvars.h"
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "profile/profile.h"
@@ -36,7 +37,7 @@
 #define SBPL_CHECK_WRITE_OP "file-write-data"
 
 /* The parameter that carries the root; SBPL refers to it as (param "MOAT_ROOT"). */
-#define SBPL_ROOT_PARAM "MOAT_ROOT"
+#define SBPL_ROOT_PARAM ENV_ROOT /* named as the variable the tools get */
 
 /* Render p as SBPL, appended to out. Deterministic: the same profile always
  * gives the same bytes. Every path (root, rules, jailbreaks) is checked

@@ -5,6 +5,7 @@
  * the Linux CI: everything that can be shared (rendering, parameters, finding
  * the line a compile error names) lives in sbpl.c and is tested there, so
  * this file only loads the library and calls it. */
+#include "base/envvars.h"
 #include "sandbox/sandbox.h"
 
 #include <dlfcn.h>
@@ -128,8 +129,15 @@ bool sandbox_isolation_works(void)
  * so off denies localhost too (docs/macos.md). */
 int sandbox_net_check(const struct profile *p, const struct sandbox_support *s, struct error *err)
 {
-	(void)p, (void)s, (void)err;
-	return 0;
+	(void)s;
+	if (p->net.level != NET_HOSTS)
+		return 0;
+	/* No proxy here yet: refused, never widened. */
+	error_set(err, "cannot limit the network to named hosts on macOS: moat's proxy runs "
+	               "on Linux only");
+	error_hint(err, "use --net off, TCP ports (e.g. 443), or --net open");
+	err->status = EXIT_MOAT_FAILED;
+	return -1;
 }
 
 void sandbox_own_network(struct profile *p)
@@ -224,7 +232,7 @@ int sandbox_protect(const struct profile *p, struct error *err)
 
 bool sandbox_already_confined(const char *root, const char *home)
 {
-	const char *hint = getenv(MOAT_SANDBOX_ENV);
+	const char *hint = getenv(ENV_SANDBOX);
 	if (!hint || strcmp(hint, root) != 0)
 		return false;
 	/* Seatbelt applies one profile per process, so a wrapper inside `moat

@@ -58,10 +58,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sandbox/seccomp.h"
+#include "sandbox/syscalls.h"
 
 #define TIOCSCTTY_CMD    0x540Eu
 #define TIOCSPGRP_CMD    0x5410u
@@ -88,102 +88,6 @@
 #define CREATE_FLAGS        (0100u | 020000000u) /* O_CREAT | __O_TMPFILE: open's mode is used */
 #define PRIO_PROCESS_       0u
 #define IOPRIO_WHO_PROCESS_ 1u
-#define SYS_FCHMODAT2       452u /* Linux 6.6, same number everywhere; newer than Debian 12's headers */
-#define SYS_OPENAT2         437u /* Linux 5.6, same number everywhere */
-
-#define NO_NR UINT32_MAX
-
-/* The syscall numbers one ABI uses for what the filter looks at. */
-struct abi_numbers {
-	uint32_t ioctl, socket, socketpair, socketcall;
-	uint32_t sendto, sendmsg, sendmmsg; /* flags in arg 3 / 2 / 3 */
-	uint32_t prlimit64, setpriority, ioprio_set, setpgid;
-	uint32_t open, openat;     /* flags in arg 1 / 2, mode in arg 2 / 3 */
-	uint32_t unavailable[4];   /* always ENOSYS: io_uring_*, openat2 */
-	uint32_t keyrings[3];      /* always ENOSYS */
-	uint32_t refused[10];      /* always EPERM */
-	uint32_t mode_in_arg1[4];  /* chmod, fchmod, creat, mknod: refused with set-id bits */
-	uint32_t mode_in_arg2[3];  /* fchmodat, fchmodat2, mknodat */
-	uint32_t path_truncate[2]; /* truncate, and i386's truncate64 */
-};
-
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#define X32_BIT     0x40000000u
-static const struct abi_numbers native = {
-    .ioctl = SYS_ioctl,
-    .socket = SYS_socket,
-    .socketpair = SYS_socketpair,
-    .socketcall = NO_NR,
-    .sendto = SYS_sendto,
-    .sendmsg = SYS_sendmsg,
-    .sendmmsg = SYS_sendmmsg,
-    .prlimit64 = SYS_prlimit64,
-    .setpriority = SYS_setpriority,
-    .ioprio_set = SYS_ioprio_set,
-    .setpgid = SYS_setpgid,
-    .open = SYS_open,
-    .openat = SYS_openat,
-    .unavailable = {425, 426, 427, SYS_OPENAT2},
-    .keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
-    .refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
-                SYS_kexec_load, SYS_kexec_file_load, SYS_iopl, SYS_ioperm, SYS_bpf,
-                SYS_fanotify_init},
-    .mode_in_arg1 = {SYS_chmod, SYS_fchmod, SYS_creat, SYS_mknod},
-    .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2, SYS_mknodat},
-    .path_truncate = {SYS_truncate, NO_NR},
-};
-/* i386 numbers, from arch/x86/entry/syscalls/syscall_32.tbl (i386 has no
- * kexec_file_load). */
-static const struct abi_numbers i386 = {
-    .ioctl = 54,
-    .socket = 359,
-    .socketpair = 360,
-    .socketcall = 102,
-    .sendto = 369,
-    .sendmsg = 370,
-    .sendmmsg = 345,
-    .prlimit64 = 340,
-    .setpriority = 97,
-    .ioprio_set = 289,
-    .setpgid = 57,
-    .open = 5,
-    .openat = 295,
-    .unavailable = {425, 426, 427, SYS_OPENAT2},
-    .keyrings = {286, 287, 288},
-    .refused = {342, 128, 350, 129, 283, NO_NR, 110, 101, 357, 338},
-    .mode_in_arg1 = {15, 94, 8, 14},
-    .mode_in_arg2 = {306, SYS_FCHMODAT2, 297},
-    .path_truncate = {92, 193},
-};
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-static const struct abi_numbers native = {
-    .ioctl = SYS_ioctl,
-    .socket = SYS_socket,
-    .socketpair = SYS_socketpair,
-    .socketcall = NO_NR,
-    .sendto = SYS_sendto,
-    .sendmsg = SYS_sendmsg,
-    .sendmmsg = SYS_sendmmsg,
-    .prlimit64 = SYS_prlimit64,
-    .setpriority = SYS_setpriority,
-    .ioprio_set = SYS_ioprio_set,
-    .setpgid = SYS_setpgid,
-    .open = NO_NR,
-    .openat = SYS_openat,
-    .unavailable = {425, 426, 427, SYS_OPENAT2},
-    .keyrings = {SYS_add_key, SYS_request_key, SYS_keyctl},
-    .refused = {SYS_open_by_handle_at, SYS_init_module, SYS_finit_module, SYS_delete_module,
-                SYS_kexec_load, SYS_kexec_file_load, NO_NR, NO_NR, SYS_bpf, SYS_fanotify_init},
-    .mode_in_arg1 = {NO_NR, SYS_fchmod, NO_NR, NO_NR},
-    .mode_in_arg2 = {SYS_fchmodat, SYS_FCHMODAT2, SYS_mknodat},
-    .path_truncate = {SYS_truncate, NO_NR},
-};
-#else
-#error "moat's seccomp filter does not know this architecture yet"
-#endif
-
 /* Jump targets. L_NEXT means "the next instruction". */
 enum label {
 	L_NEXT,
@@ -327,43 +231,43 @@ static void emit_search(struct prog *p, const struct nr_target *t, size_t n)
 	emit_search(p, t + mid, n - mid);
 }
 
-static void syscall_checks(struct prog *p, const struct abi_numbers *abi,
-                           const struct seccomp_policy *pol)
+/* Where the filter sends a call of the table (syscalls.h) under this
+ * policy; L_NEXT: let it through unlooked at. */
+static enum label target_for(enum refusal_check c, const struct seccomp_policy *pol)
 {
-	struct nr_target t[48];
+	bool sockets = pol->deny_unix_sockets || pol->net != SECCOMP_NET_OPEN;
+	bool tcp = pol->net == SECCOMP_NET_TCP;
+	switch (c) {
+	case RC_EPERM: return L_EPERM;
+	case RC_ENOSYS: return L_ENOSYS;
+	case RC_UNAVAILABLE: return L_UNAVAILABLE;
+	case RC_IOCTL: return L_IOCTL;
+	case RC_MODE_ARG1: return L_MODE1;
+	case RC_MODE_ARG2: return L_MODE2;
+	case RC_OPEN: return L_OPEN;
+	case RC_OPENAT: return L_OPENAT;
+	case RC_PRLIMIT: return L_PRLIMIT;
+	case RC_SETPRIO: return L_SETPRIO;
+	case RC_IOPRIO: return L_IOPRIO;
+	case RC_SETPGID: return pol->deny_tty_takeover ? L_SETPGID : L_NEXT;
+	case RC_SOCKET: return sockets ? L_SOCKET : L_NEXT;
+	case RC_SOCKETCALL: return sockets ? L_SOCKETCALL : L_NEXT;
+	case RC_SOCKETPAIR: return pol->deny_unix_sockets ? L_SOCKETPAIR : L_NEXT;
+	case RC_SEND_FLAGS2: return tcp ? L_SEND_FLAGS2 : L_NEXT;
+	case RC_SEND_FLAGS3: return tcp ? L_SEND_FLAGS3 : L_NEXT;
+	case RC_PATH_TRUNCATE: return pol->deny_path_truncate ? L_EACCES : L_NEXT;
+	}
+	return L_NEXT;
+}
+
+static void syscall_checks(struct prog *p, bool i386, const struct seccomp_policy *pol)
+{
+	struct nr_target t[REFUSED_CALLS_COUNT];
 	size_t n = 0;
-	add_target(t, &n, abi->ioctl, L_IOCTL);
-	add_target(t, &n, abi->open, L_OPEN);
-	add_target(t, &n, abi->openat, L_OPENAT);
-	add_target(t, &n, abi->prlimit64, L_PRLIMIT);
-	add_target(t, &n, abi->setpriority, L_SETPRIO);
-	add_target(t, &n, abi->ioprio_set, L_IOPRIO);
-	if (pol->deny_tty_takeover)
-		add_target(t, &n, abi->setpgid, L_SETPGID);
-	for (size_t i = 0; i < ARRAY_LEN(abi->unavailable); i++)
-		add_target(t, &n, abi->unavailable[i], L_UNAVAILABLE);
-	for (size_t i = 0; i < ARRAY_LEN(abi->refused); i++)
-		add_target(t, &n, abi->refused[i], L_EPERM);
-	for (size_t i = 0; i < ARRAY_LEN(abi->keyrings); i++)
-		add_target(t, &n, abi->keyrings[i], L_ENOSYS);
-	for (size_t i = 0; i < ARRAY_LEN(abi->mode_in_arg1); i++)
-		add_target(t, &n, abi->mode_in_arg1[i], L_MODE1);
-	for (size_t i = 0; i < ARRAY_LEN(abi->mode_in_arg2); i++)
-		add_target(t, &n, abi->mode_in_arg2[i], L_MODE2);
-	if (pol->deny_unix_sockets || pol->net != SECCOMP_NET_OPEN) {
-		add_target(t, &n, abi->socket, L_SOCKET);
-		add_target(t, &n, abi->socketcall, L_SOCKETCALL);
-	}
-	if (pol->deny_unix_sockets)
-		add_target(t, &n, abi->socketpair, L_SOCKETPAIR);
-	if (pol->net == SECCOMP_NET_TCP) {
-		add_target(t, &n, abi->sendto, L_SEND_FLAGS3);
-		add_target(t, &n, abi->sendmsg, L_SEND_FLAGS2);
-		add_target(t, &n, abi->sendmmsg, L_SEND_FLAGS3);
-	}
-	if (pol->deny_path_truncate) {
-		for (size_t i = 0; i < ARRAY_LEN(abi->path_truncate); i++)
-			add_target(t, &n, abi->path_truncate[i], L_EACCES);
+	for (size_t i = 0; i < REFUSED_CALLS_COUNT; i++) {
+		enum label to = target_for(refused_calls[i].check, pol);
+		if (to != L_NEXT)
+			add_target(t, &n, refused_call_nr(i, i386), to);
 	}
 	qsort(t, n, sizeof(t[0]), by_nr);
 	emit_search(p, t, n);
@@ -552,7 +456,7 @@ static void assemble(struct prog *p, const struct seccomp_policy *pol)
 	place(p, L_NATIVE);
 	load(p, (uint32_t)offsetof(struct seccomp_data, nr));
 	emit(p, BPF_JMP | BPF_JGE | BPF_K, X32_BIT, L_ENOSYS, L_NEXT);
-	syscall_checks(p, &native, pol);
+	syscall_checks(p, false, pol);
 	place(p, L_I386);
 	/* Loaded for nothing: a filter that reads anything but arch and nr
 	 * is not replayed per syscall number at attach, so no i386 call is
@@ -560,13 +464,13 @@ static void assemble(struct prog *p, const struct seccomp_policy *pol)
 	 * every call costs less than the 460 replays every start did. */
 	load(p, (uint32_t)offsetof(struct seccomp_data, instruction_pointer));
 	load(p, (uint32_t)offsetof(struct seccomp_data, nr));
-	syscall_checks(p, &i386, pol);
+	syscall_checks(p, true, pol);
 #else
 	/* No compat syscalls expected: refuse rather than guess. */
 	jeq(p, NATIVE_ARCH, L_NATIVE, L_ENOSYS);
 	place(p, L_NATIVE);
 	load(p, (uint32_t)offsetof(struct seccomp_data, nr));
-	syscall_checks(p, &native, pol);
+	syscall_checks(p, false, pol);
 #endif
 	ioctl_checks(p, pol);
 	mode_checks(p);
@@ -646,6 +550,6 @@ int seccomp_install(const struct seccomp_policy *policy, struct error *err)
 		return error_set(err, "cannot build the seccomp filter (a moat bug)");
 	struct sock_fprog prog = {.len = (unsigned short)p.n, .filter = p.insn};
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-		return error_set(err, "cannot install the seccomp filter: %s", strerror(errno));
+		return error_errno(err, "cannot install the seccomp filter");
 	return 0;
 }

@@ -167,7 +167,7 @@ int shell_find(const char *name, const char *home, shell_resolve_fn *resolve, vo
 		if (!abs || resolve(abs, &canon, arg, err) < 0)
 			return -1;
 		if (!canon)
-			return error_set(err, "cannot use shell '%s': %s", name, strerror(errno));
+			return error_errno(err, "cannot use shell '%s'", name);
 		if (check_shell_dir(canon, err) < 0)
 			return -1;
 		*dir = steal_ptr(&canon);

@@ -2,6 +2,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "base/envvars.h"
 #include "base/path.h"
 #include "base/strbuf.h"
 #include "shells/shells.h"
@@ -145,8 +146,8 @@ static char *expand_root(const char *value, size_t n, const char *root)
 
 static const char *env_name_refusal(const char *name)
 {
-	if (strncmp(name, "MOAT_", 5) == 0)
-		return "MOAT_ variables steer moat itself";
+	if (strncmp(name, ENV_PREFIX, strlen(ENV_PREFIX)) == 0)
+		return ENV_PREFIX " variables steer moat itself";
 	if (strncmp(name, "LD_", 3) == 0)
 		return "LD_ variables steer the dynamic loader";
 	if (strcmp(name, "HOME") == 0)

@@ -13,6 +13,7 @@
  * evaluation), the user agrees to that copy's hash, and nix evaluates the
  * copy, which nothing can change any more. */
 #include "shells/nix.h"
+#include "base/envvars.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -123,7 +124,7 @@ static char *canonical_flake(const char *ref, struct error *err)
 	} else {
 		cleanup_free char *abs = platform_canonical_path(fr.path);
 		if (!abs)
-			error_set(err, "cannot use flake '%s': %s", ref, strerror(errno));
+			error_errno(err, "cannot use flake '%s'", ref);
 		else
 			out = xasprintf("%s%s%s%s%s", fr.scheme, *fr.scheme ? ":" : "", abs,
 			                fr.query ? "?" : "", fr.query ? fr.query : "");
@@ -152,14 +153,14 @@ static char *installed_flake(void)
 
 static bool moat_flake_set(void)
 {
-	const char *env = getenv("MOAT_FLAKE");
+	const char *env = getenv(ENV_FLAKE);
 	return env && *env;
 }
 
 char *nix_default_flake(struct error *err)
 {
 	if (moat_flake_set())
-		return canonical_flake(getenv("MOAT_FLAKE"), err);
+		return canonical_flake(getenv(ENV_FLAKE), err);
 	char *flake = installed_flake();
 	if (!flake) {
 		error_set(err,

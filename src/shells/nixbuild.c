@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/envvars.h"
 #include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
@@ -42,8 +43,8 @@ int trusted_flake(const struct shell_ref *r, char **eval, bool *approved, struct
 		          "cannot use flake '%s': moat cannot tell what nix would read from it (it "
 		          "does not exist, or its dir= leads out of it)",
 		          r->flake);
-		error_hint(err, "MOAT_FLAKE (or FLAKE in FLAKE#ATTR) must name a flake, e.g. "
-		                "github:you/shells or path:/abs/dir");
+		error_hint(err, ENV_FLAKE " (or FLAKE in FLAKE#ATTR) must name a flake, e.g. "
+		                          "github:you/shells or path:/abs/dir");
 		err->status = EXIT_MOAT_FAILED;
 		return -1;
 	}
@@ -183,7 +184,7 @@ static int fill_package_shell(const char *tmp, const char *store, size_t *ntools
 	struct dirent **names;
 	int n = scandir(bin, &names, NULL, alphasort);
 	if (n < 0)
-		return error_set(err, "cannot read '%s': %s", bin, strerror(errno));
+		return error_errno(err, "cannot read '%s'", bin);
 	struct manifest m = {0};
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
@@ -193,8 +194,7 @@ static int fill_package_shell(const char *tmp, const char *store, size_t *ntools
 		if (rc == 0 && name[0] != '.' && !tool_name_refusal(name) &&
 		    nix_executable_file(real)) {
 			if (symlink(nix_state.feedback.wrapper, link) < 0)
-				rc =
-				    error_set(err, "cannot create '%s': %s", link, strerror(errno));
+				rc = error_errno(err, "cannot create '%s'", link);
 			else
 				manifest_set(&m, name, real);
 		}
@@ -242,15 +242,14 @@ static int make_package_shell(const char *store, const char *dir, struct error *
 		return -1;
 	cleanup_free char *tmp = xasprintf("%s/.new-XXXXXX", parent);
 	if (!mkdtemp(tmp))
-		return error_set(err, "cannot create a directory in '%s': %s", parent,
-		                 strerror(errno));
+		return error_errno(err, "cannot create a directory in '%s'", parent);
 	chmod(tmp, 0755);
 	size_t ntools = 0;
 	int rc = fill_package_shell(tmp, store, &ntools, err);
 	if (rc == 0 && ntools == 0)
 		rc = error_set(err, "%s has a bin/ without executables: no tools to wrap", store);
 	if (rc == 0 && rename(tmp, dir) < 0 && errno != EEXIST && errno != ENOTEMPTY)
-		rc = error_set(err, "cannot create '%s': %s", dir, strerror(errno));
+		rc = error_errno(err, "cannot create '%s'", dir);
 	if (fs_is_dir(tmp))
 		remove_new_shell(tmp);
 	return rc;
@@ -335,8 +334,8 @@ int nix_build(const struct shell_ref *r, const char *from, char **store, struct 
 		char target[4096];
 		ssize_t len = readlink(link, target, sizeof(target) - 1);
 		if (len < 0) {
-			rc = error_set(err, "nix built '%s' but left no out-link '%s': %s",
-			               installable, link, strerror(errno));
+			rc = error_errno(err, "nix built '%s' but left no out-link '%s'",
+			                 installable, link);
 		} else {
 			target[len] = '\0';
 			*store = xstrdup(target);

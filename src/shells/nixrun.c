@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/envvars.h"
 #include "base/path.h"
 #include "base/platform.h"
 #include "shells/nixenv.h"
@@ -37,16 +38,16 @@ static void locate(void)
 {
 	nix_state.located.done = true;
 	nix_state.located.skipped = (struct strbuf)STRBUF_INIT;
-	const char *env = getenv("MOAT_NIX");
+	const char *env = getenv(ENV_NIX);
 	if (env && *env) {
-		nix_state.located.how = "MOAT_NIX";
+		nix_state.located.how = ENV_NIX;
 		cleanup_free char *why = NULL;
 		cleanup_free char *dir = path_dirname(env);
 		if (env[0] != '/')
-			error_set(&nix_state.located.err, "MOAT_NIX=%s is not an absolute path",
+			error_set(&nix_state.located.err, ENV_NIX "=%s is not an absolute path",
 			          env);
 		else if (!nix_executable_file(env))
-			error_set(&nix_state.located.err, "MOAT_NIX=%s is not an executable file",
+			error_set(&nix_state.located.err, ENV_NIX "=%s is not an executable file",
 			          env);
 		else if (planted(dir, env, &why))
 			error_set(
@@ -285,8 +286,8 @@ int nix_failed(const struct shell_ref *r, const struct proc_result *run, struct 
 	    strstr(text, "cannot find flake") || strstr(text, "unsupported flake") ||
 	    strstr(text, "is not a valid URL") || strstr(text, "cannot parse flake")) {
 		error_set(err, "cannot use flake '%s': %s", r->flake, line);
-		error_hint(err, "MOAT_FLAKE (or FLAKE in FLAKE#ATTR) must name a flake, e.g. "
-		                "github:you/shells or path:/abs/dir");
+		error_hint(err, ENV_FLAKE " (or FLAKE in FLAKE#ATTR) must name a flake, e.g. "
+		                          "github:you/shells or path:/abs/dir");
 		return -1;
 	}
 	error_set(err, "cannot build shell '%s' from flake '%s': %s", r->shown, r->flake, line);

@@ -67,7 +67,7 @@ int proc_run(const char *exe, const char *const *argv, const struct proc_hooks *
 	*start_errno = 0;
 	int outp[2], errp[2];
 	if (platform_pipe_cloexec(outp) < 0)
-		return error_set(err, "cannot make a pipe: %s", strerror(errno));
+		return error_errno(err, "cannot make a pipe");
 	if (platform_pipe_cloexec(errp) < 0) {
 		int e = errno;
 		close_pair(outp);
@@ -97,7 +97,7 @@ int proc_run(const char *exe, const char *const *argv, const struct proc_hooks *
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
 			proc_result_free(r);
-			return error_set(err, "cannot wait for '%s': %s", exe, strerror(errno));
+			return error_errno(err, "cannot wait for '%s'", exe);
 		}
 	}
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -111,7 +111,7 @@ int shell_check_bin(const char *shell_dir, char ***wrappers, struct error *err)
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
-		error_set(err, "cannot read '%s': %s", bin, strerror(errno));
+		error_errno(err, "cannot read '%s'", bin);
 		path_list_free(c.wrappers);
 		return -1;
 	}

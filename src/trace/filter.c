@@ -20,15 +20,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "sandbox/syscalls.h"
 #include "trace/linux.h"
-
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#else
-#error "moat --trace does not know this architecture yet"
-#endif
 
 const struct sc_desc trace_syscalls[] = {
 #ifdef SYS_open
@@ -114,7 +107,7 @@ int trace_filter_install(struct error *err)
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-		return error_set(err, "cannot install the trace filter: %s", strerror(errno));
+		return error_errno(err, "cannot install the trace filter");
 	return 0;
 }
 #endif

@@ -28,9 +28,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/fs.h"
 #include "base/path.h"
 #include "base/platform.h"
-#include "context/context.h"
 #include "trace/linux.h"
 
 #define CHUNK 4096 /* no read crosses a (4 KiB or larger) page boundary */
@@ -118,10 +118,10 @@ static char *canonical(const char *full, bool follow)
 	const char *base = path_basename(full);
 	if (!follow && *base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0) {
 		cleanup_free char *dir = path_dirname(full);
-		cleanup_free char *cdir = context_canonical_prefix(dir, &ignored);
+		cleanup_free char *cdir = fs_canonical_prefix(dir, &ignored);
 		return cdir ? path_join(cdir, base) : xstrdup(full);
 	}
-	char *c = context_canonical_prefix(full, &ignored);
+	char *c = fs_canonical_prefix(full, &ignored);
 	if (!c)
 		return xstrdup(full);
 	/* realpath stops at a dangling link; the kernel follows it (and an
@@ -135,7 +135,7 @@ static char *canonical(const char *full, bool follow)
 		cleanup_free char *dir = path_dirname(c);
 		cleanup_free char *next =
 		    target[0] == '/' ? xstrdup(target) : path_join(dir, target);
-		char *again = context_canonical_prefix(next, &ignored);
+		char *again = fs_canonical_prefix(next, &ignored);
 		if (!again)
 			break;
 		free(c);

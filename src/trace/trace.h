@@ -63,6 +63,8 @@ struct trace_denial {
 	char *other;  /* RENAME, LINK: the destination; EXEC: the interpreter; or NULL */
 	char *detail; /* seccomp refusals: what was refused ("AF_UNIX stream", "TIOCSTI") */
 	int err;      /* what the process saw: EACCES, EPERM, EXDEV; ENOSYS for some seccomp ones */
+	const char *why; /* seccomp refusals: why nothing allows it, from the filter's own table
+	                    (sandbox/syscalls.h; a static string), or NULL */
 };
 
 struct trace_log {

@@ -143,6 +143,27 @@ static pid_t thread_group(pid_t tid)
 	return line ? (pid_t)strtol(line + 6, NULL, 10) : tid;
 }
 
+/* A process's parent, from /proc/TID/status. */
+static pid_t parent_of(pid_t tid)
+{
+	char buf[4096];
+	proc_read(tid, "status", buf, sizeof(buf));
+	const char *line = strstr(buf, "\nPPid:");
+	return line ? (pid_t)strtol(line + 7, NULL, 10) : 0;
+}
+
+/* The name of a task whose spawn event has not been taken yet (the tracer
+ * takes stops in any order): it has not exec'd, so it runs what its
+ * process, or its parent, ran when it was made, and has the name the
+ * tracer gave that one. /proc's cmdline would be wrong where the tracer
+ * named the command itself, before its first exec. */
+static char *unspawned_task_name(struct tracer *t, pid_t tid)
+{
+	pid_t tgid = thread_group(tid);
+	struct task *from = *slot(t, tgid != tid ? tgid : parent_of(tid));
+	return from && from->name ? xstrdup(from->name) : process_name(tid);
+}
+
 static void on_seccomp(pid_t tid, struct task *k)
 {
 	struct __ptrace_syscall_info info;
@@ -180,7 +201,7 @@ static void on_syscall_exit(struct tracer *t, pid_t tid, struct task *k)
 	if (k->wrapper && d->kind != SC_EXEC)
 		return;
 	if (!k->name)
-		k->name = process_name(tid);
+		k->name = unspawned_task_name(t, tid);
 	trace_judge(tid, thread_group(tid), k->name, k->tool, d, k->args, err, t->log);
 }
 
@@ -303,7 +324,7 @@ static bool on_sigsys(struct tracer *t, pid_t tid, struct task *k)
 	if (!set_return(tid, -(long)err))
 		return false;
 	if (!k->name)
-		k->name = process_name(tid);
+		k->name = unspawned_task_name(t, tid);
 	trace_judge_seccomp(tid, thread_group(tid), k->name, k->tool, si.si_arch, si.si_syscall,
 	                    args, err, t->log);
 	return true;
@@ -448,7 +469,7 @@ static int trace_loop(struct tracer *t, struct error *err)
 				continue;
 			if (errno == ECHILD)
 				return 0;
-			return error_set(err, "cannot wait for the command: %s", strerror(errno));
+			return error_errno(err, "cannot wait for the command");
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			task_drop(t, tid);
@@ -487,7 +508,7 @@ static void child_main(const struct trace_opts *o, int go_fd, int report_fd)
 	 * and go unseen. */
 	seccomp_report_to_tracer();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		error_set(&err, "cannot set no_new_privs: %s", strerror(errno));
+		error_errno(&err, "cannot set no_new_privs");
 	else
 		trace_filter_install(&err);
 	if (err.msg[0]) {
@@ -505,7 +526,7 @@ static int seize(pid_t pid, struct error *err)
 	            PTRACE_O_EXITKILL;
 	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)opts) == 0)
 		return 0;
-	error_set(err, "cannot trace the command: %s", strerror(errno));
+	error_errno(err, "cannot trace the command");
 	if (errno == EPERM)
 		error_hint(err, "ptrace is restricted here: kernel.yama.ptrace_scope, a "
 		                "container's seccomp profile, or moat itself being traced");
@@ -517,11 +538,11 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
 {
 	int go[2], report[2];
 	if (pipe2(go, O_CLOEXEC) < 0)
-		return error_set(err, "cannot make a pipe: %s", strerror(errno));
+		return error_errno(err, "cannot make a pipe");
 	if (pipe2(report, O_CLOEXEC) < 0) {
 		close(go[0]);
 		close(go[1]);
-		return error_set(err, "cannot make a pipe: %s", strerror(errno));
+		return error_errno(err, "cannot make a pipe");
 	}
 	fflush(NULL);
 	pid_t pid = fork();
@@ -534,7 +555,7 @@ int trace_run(const struct trace_opts *o, struct trace_log *log, int *status, st
 	close(report[1]);
 	if (pid < 0 || seize(pid, err) < 0) {
 		if (pid < 0)
-			error_set(err, "cannot start the command: %s", strerror(errno));
+			error_errno(err, "cannot start the command");
 		close(go[1]);
 		close(report[0]);
 		if (pid > 0) {

@@ -37,8 +37,7 @@ static bool try_tool_link(const char *link, struct tool *t, struct error *err, b
 	cleanup_free char *dir_canon = platform_canonical_path(dir);
 	if (!dir_canon) {
 		if (!*have_err)
-			error_set(err, "cannot resolve '%s': %s", dir, strerror(errno)),
-			    *have_err = true;
+			error_errno(err, "cannot resolve '%s'", dir), *have_err = true;
 		return false;
 	}
 	cleanup_free char *shell = path_dirname(dir_canon);

@@ -31,7 +31,7 @@ run "$MOAT" profile --format=sbpl
 [ "$rc" = 0 ] && ok "the sbpl rendering succeeds" || not_ok "moat profile --format=sbpl exited $rc"
 expect_out "sbpl rules on the missing grant" "^	\(subpath \"$(re_quote "$HOME/.config/nvim")\"\)\)? ; grant for every binary$"
 expect_out "the planted link is refused there too" "refusing to grant .*area/planted/new.*skipped"
-expect_no_out "and nothing under ~/.ssh is ruled on" '\.ssh'
+expect_no_out "and nothing under ~/.ssh is ruled on" 0 '\.ssh'
 sbpl=$out
 
 # The grants of each rendering as "path access", sorted. In the SBPL, a

@@ -24,7 +24,7 @@ run "$MOAT" run broken -- true
 [ "$rc" -eq 125 ] && ok "an evaluation error is moat's failure" || not_ok "eval error status $rc"
 expect_out "evaluation error, in nix's words" "^moat: cannot build shell 'broken' from flake 'path:$FIX': the fixture's broken shell is broken on purpose$"
 expect_out "hint: -v" "^hint: see nix's own output with: moat -v"
-expect_no_out "nix's trace stays out of it" 'show-trace|^error:'
+expect_no_out "nix's trace stays out of it" 125 'show-trace|^error:'
 one_message "evaluation error"
 run "$MOAT" -v run broken -- true
 expect_out "-v shows nix's own error" "^error: .*broken on purpose"

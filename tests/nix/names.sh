@@ -40,7 +40,7 @@ hints_once "unknown shell"
 run "$MOAT" run rust-tool -- true
 expect_out "the closest of several" '^hint: did you mean rust-tools\?$'
 run "$MOAT" run qqqqqqq -- true
-expect_no_out "nothing close: no guess" 'did you mean'
+expect_no_out "nothing close: no guess" 125 'did you mean'
 run "$MOAT" run cc-tools -- true
 [ "$rc" -eq 0 ] && ok "control: the right name runs" || { not_ok "cc-tools" && _show moat run cc-tools; }
 if [ -f "$MOAT_BUILD/../flake.nix" ]; then
@@ -87,7 +87,7 @@ run "$MOAT" check
 [ "$rc" -eq 1 ] && ok "moat check fails on them" || not_ok "check status $rc"
 expect_out "at the entry's own line and column" "config\\.zon:5:9: shell 'nosuch' cannot be resolved"
 expect_out "each entry" "config\\.zon:5:19: shell 'broken' cannot be resolved"
-expect_no_out "never 1:1" 'config\.zon:1:1:'
+expect_no_out "never 1:1" 1 'config\.zon:1:1:'
 cat >"$CFG" <<'ZON'
 .{
     .jailbreak = .{

@@ -29,7 +29,7 @@ expect_out "home stays denied" 'id_rsa: Permission denied'
 run env PATH="$NOPATH" "$MOAT" run hello -- fixture-hello
 [ "$rc" -eq 0 ] && ok "a pinned shell runs with nix removed from PATH" || { not_ok "a pinned shell runs with nix removed from PATH" && _show moat run; }
 expect_out "the same tool" '^fixture says: version one$'
-expect_no_out "without building" 'building'
+expect_no_out "without building" 0 'building'
 rm -f "$T/spy.log"
 run env PATH="$SPY" "$MOAT" run hello -- fixture-hello
 [ "$rc" -eq 0 ] && [ ! -e "$T/spy.log" ] && ok "and starts no nix process while the pin holds" || not_ok "nix was started: $(cat "$T/spy.log" 2>/dev/null)"

@@ -53,7 +53,7 @@ if command -v git >/dev/null; then
 
 	run "$MOAT" update hello
 	expect_out "moat update moves it to the new commit" "^hello: ${rev1:0:12} -> ${rev2:0:12}\$"
-	expect_no_out "a clean git tree can be pinned" 'cannot be pinned'
+	expect_no_out "a clean git tree can be pinned" 0 'cannot be pinned'
 	run "$MOAT" run hello -- fixture-hello
 	expect_out "which then runs" '^fixture says: git two$'
 

@@ -82,7 +82,7 @@ else
 fi
 run "$MOAT" profile
 expect_out "moat profile names the hooks-free git rules" "$(re_quote "$PROJ/.git/objects") +read/write +git"
-expect_no_out "and never the hooks" "$(re_quote "$PROJ/.git/hooks")"
+expect_no_out "and never the hooks" 0 "$(re_quote "$PROJ/.git/hooks")"
 
 # What the linked work tree must not reach; each with a control outside moat.
 expect_ok "control: the hooks directory is writable without moat" sh -c "echo : >'$PROJ/.git/hooks/x' && rm '$PROJ/.git/hooks/x'"

@@ -2,7 +2,7 @@
 # The network policy (issue 36): off and ports, for sessions and wrapped
 # tools, against real sockets on this machine only (loopback, and an
 # address of the machine's own). Each refusal has a control that works
-# without moat. Hosts are not enforced yet: asking for them is refused.
+# without moat. Named hosts: tests/sandbox/hosts.sh.
 . "$(dirname "$0")/../lib.sh"
 
 I=$PROJ/inet
@@ -171,18 +171,11 @@ else
 fi
 
 # Bad input.
-run "$MOAT" run --net example.org -- true
-[ "$rc" = 2 ] && grep -q "host lists are not enforced yet" "$T/.err" && grep -q "^hint:" "$T/.err" &&
-	ok "--net HOST is refused: hosts are not enforced yet" || { not_ok "--net HOST is refused" && _show; }
+run "$MOAT" run --net https://example.org -- true
+[ "$rc" = 2 ] && grep -q "a URL where a host name belongs" "$T/.err" && grep -q "^hint:" "$T/.err" &&
+	ok "--net with a URL is refused with a hint (hosts: tests/sandbox/hosts.sh)" || { not_ok "--net with a URL is refused" && _show; }
 run "$MOAT" shell --net 70000
 [ "$rc" = 2 ] && grep -q "out of range" "$T/.err" && ok "a port out of range is refused" || { not_ok "a port out of range is refused" && _show; }
-printf '.{\n    .net = .{\n        .{ .bin = "npm", .hosts = .{ "registry.npmjs.org" } },\n    },\n}\n' >"$CFG"
-run "$MOAT" check
-[ "$rc" -ne 0 ] && grep -q "config.zon:3:35: '.hosts' is not enforced yet" "$T/.out" &&
-	ok "moat check: .hosts is refused at file:line:col" || { not_ok "moat check: .hosts is refused at file:line:col" && _show; }
-run "$MOAT" run -- "$I" tcp-connect 127.0.0.1 "$P"
-[ "$rc" = 125 ] && ! grep -q HELLO "$T/.out" && ok "and moat run will not start with it, not even open" ||
-	{ not_ok "and moat run will not start with it" && _show; }
 printf '.{ .net = .{ .{ .bin = "npm", .connect = .{ 443, 65536 } } } }\n' >"$CFG"
 run "$MOAT" check
 [ "$rc" -ne 0 ] && grep -q "config.zon:1:50: port 65536 in '.connect' is out of range" "$T/.out" &&
@@ -198,7 +191,7 @@ expect_ok "moat allow --net inet PORT" "$MOAT" allow --net inet "$P" "listen:$P4
 grep -q ".connect = .{ $P }, .listen = .{ $P4 }" "$CFG" && ok "replacing off with ports" || { not_ok "replacing off with ports" && cat "$CFG"; }
 expect_ok "moat allow -r --net removes a port" "$MOAT" allow -r --net inet "listen:$P4"
 grep -q ".listen" "$CFG" && not_ok "the listen port is gone" || ok "the listen port is gone"
-expect_status "moat allow --net with a host is refused" 1 "$MOAT" allow --net inet example.org
+expect_status "moat allow --net with a URL is refused" 1 "$MOAT" allow --net inet https://example.org
 rm -f "$CFG"
 
 # moat profile shows the policy.

@@ -51,7 +51,7 @@ esac && ok "moat run: the tool's terminal is a pty of its own ($inner; the user'
 [ "${outer%% *}" != "${inner%% *}" ] && ok "and its name differs from the user's" || not_ok "and its name differs from the user's"
 expect_out "and it is the tool's controlling terminal (/dev/tty opens)" '^devtty: ok'
 drive wait -- sh -c "'$MOAT' run -- sh -c 'echo INTO-THE-USERS-PTY >\"\$1\" && echo WROTE' sh \"\$(tty)\"; echo \"status=\$?\""
-expect_no_out "moat run: the user's pty cannot be opened by its path" '^WROTE$'
+expect_no_out "moat run: the user's pty cannot be opened by its path" 0 '^WROTE$'
 expect_out "(refused: status 2 from sh)" '^status=[1-9]'
 drive wait -- sh -c "stat -L -c %d:%t:%T /dev/stdin; '$MOAT' run -- sh -c 'for f in /proc/[0-9]*/fd/*; do stat -L -c %d:%t:%T \"\$f\"; done 2>/dev/null | sort -u'"
 outer=$(sed -n 1p "$T/.out")
@@ -98,7 +98,7 @@ drive 'expect \$ $' "line '$MOAT' run -- sh -c 'sleep 1; echo BG-DONE >&2' </dev
 	'expect bg=' 'line exit' -- "${USER_SHELL[@]}"
 expect_out "moat run in the background, stderr on the terminal, runs to its end" '^bg=0$'
 expect_out "and writes to the terminal" 'BG-DONE'
-expect_no_out "without being stopped for the terminal" 'Stopped'
+expect_no_out "without being stopped for the terminal" 0 'Stopped'
 
 # --- raw mode ---------------------------------------------------------------
 drive 'expect raw: ready' 'send a' 'expect key 61' 'send \x03' 'expect key 03' 'send \x1a' 'expect key 1a' 'send q' wait termios \
@@ -117,11 +117,11 @@ expect_out "and moat's caller sees the tool's death (SIGKILL)" '^pty_drive: kill
 drive 'expect Password: ' 'line hunter2-secret' 'expect password: terces-2retnuh' wait \
 	-- "$MOAT" run -- ./ttyprobe password
 drive_ok "moat run: a sudo-style prompt reads the password from /dev/tty"
-expect_no_out "without echoing it" 'hunter2-secret'
+expect_no_out "without echoing it" 0 'hunter2-secret'
 drive 'expect Password: ' 'line hunter2-secret' 'expect password: terces-2retnuh' 'expect stdin: PIPED-STDIN' wait \
 	-- sh -c "echo PIPED-STDIN | '$MOAT' run -- ./ttyprobe password"
 drive_ok "moat run: with stdin a pipe, the prompt still reads the terminal and stdin stays the pipe"
-expect_no_out "and the password is not echoed" 'hunter2-secret'
+expect_no_out "and the password is not echoed" 0 'hunter2-secret'
 
 # --- pipes are passed through untouched ---------------------------------------
 {
@@ -197,7 +197,7 @@ for sh in /bin/bash /bin/sh; do
 		'line exit' wait \
 		-- env SHELL="$sh" "$MOAT" shell
 	drive_ok "moat shell ($sh): ^Z, jobs, fg, ^C and pipelines that read the terminal all work"
-	expect_no_out "with no job-control complaint" 'no job control|cannot set terminal process group|setpgid|Operation not permitted'
+	expect_no_out "with no job-control complaint" 0 'no job control|cannot set terminal process group|setpgid|Operation not permitted'
 done
 
 done_testing

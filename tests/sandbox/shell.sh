@@ -31,8 +31,8 @@ expect_out "the shell runs in the root" "^root=$PROJ\$"
 expect_out "with TMPDIR in the root" "^tmp=$PROJ/.moat/tmp\$"
 expect_out "the project is readable" '^PROJECT-FILE$'
 expect_out "~/.ssh/id_rsa is denied" "id_rsa: Permission denied"
-expect_no_out "and its content never shows" 'DECOY-SSH-KEY'
-expect_no_out "no rc file was read" 'BASHRC-RAN|PROFILE-RAN|SHRC-RAN'
+expect_no_out "and its content never shows" 3 'DECOY-SSH-KEY'
+expect_no_out "no rc file was read" 3 'BASHRC-RAN|PROFILE-RAN|SHRC-RAN'
 
 piped /bin/bash "echo PWNED >>\"\$HOME/.bashrc\"; ls \"\$HOME\"; cat '$SIBLING/secret'; cat '$TMPDECOY'; echo SESSION-RAN; exit 0"
 # The host's /tmp is not even there: the session has its own.
@@ -45,7 +45,7 @@ piped /bin/bash "echo PWNED >>\"\$HOME/.bashrc\"; ls \"\$HOME\"; cat '$SIBLING/s
 piped /bin/bash 'sh -c "cat \"\$HOME/.aws/credentials\""; bash -c "cat readme"'
 expect_out "children of the shell are confined too" 'credentials: Permission denied'
 expect_out "and can work in the root" '^PROJECT-FILE$'
-expect_no_out "and never see the decoy" 'DECOY-AWS'
+expect_no_out "and never see the decoy" 0 'DECOY-AWS'
 
 piped "" 'echo "shell=$0"'
 expect_out "with SHELL empty, /bin/sh runs" '^shell=/bin/sh$'
@@ -65,17 +65,17 @@ exit 0'
 	expect_out "MOAT_SANDBOX names the root" "sandbox=$PROJ"
 	expect_out "the terminal's ioctls work" 'STTY-OK'
 	expect_out "/dev/tty is writable" 'TTY-OK'
-	expect_no_out "no rc file was read" 'BASHRC-RAN|PROFILE-RAN'
-	expect_no_out "no permission noise at start or exit" 'Permission denied|Operation not permitted|No such file'
-	expect_no_out "no error lines from bash" 'bash: '
+	expect_no_out "no rc file was read" 0 'BASHRC-RAN|PROFILE-RAN'
+	expect_no_out "no permission noise at start or exit" 0 'Permission denied|Operation not permitted|No such file'
+	expect_no_out "no error lines from bash" 0 'bash: '
 
 	interactive /bin/sh 'echo "ps1=[$PS1]"; cat "$HOME/.ssh/id_rsa"
 exit 5'
 	[ "$rc" -eq 5 ] && ok "interactive sh on a terminal passes its status" || { not_ok "interactive sh passes its status" && _show script; }
 	expect_out "sh's prompt says moat" '\(moat\) \$ '
-	expect_no_out "\$ENV (~/.shrc) was not read" 'SHRC-RAN'
+	expect_no_out "\$ENV (~/.shrc) was not read" 5 'SHRC-RAN'
 	expect_out "and it is confined" 'id_rsa: Permission denied'
-	expect_no_out "without leaking" 'DECOY-SSH-KEY'
+	expect_no_out "without leaking" 5 'DECOY-SSH-KEY'
 else
 	skip "script(1) is not installed: no pseudo-terminal tests"
 fi
@@ -88,7 +88,7 @@ shells=$(cd "$XDG_DATA_HOME/moat/shells" && pwd -P)
 expect_out "the shell's tools come first on PATH" "^$shells/tools/bin/env\$"
 expect_out "and run through the wrapper" '^WRAPPED=yes$'
 expect_out "a wrapped cat is still denied ~/.ssh" 'Permission denied'
-expect_no_out "without leaking" 'DECOY-SSH-KEY'
+expect_no_out "without leaking" 0 'DECOY-SSH-KEY'
 
 expect_status "an unknown option is a usage error" 2 "$MOAT" shell --bogus
 expect_status "an unknown shell name is moat's failure (125)" 125 "$MOAT" shell no-such-shell

@@ -75,7 +75,7 @@ run env MOAT_ENV_HOME="$T/elsewhere" "$SH/bin/cat" "$PROJ/.moat/.gitignore"
 expect_out "it says it is not writable" "MOAT_ENV_HOME=$T/elsewhere is not writable in the sandbox"
 expect_out "way out 1: in the project, its real path pasteable" "put it in the project: MOAT_ENV_HOME=$PROJ/\\.moat/home\$"
 expect_out "way out 2: moat allow ... --write" "moat allow cat $T/elsewhere --write"
-expect_no_out "the tool did not run" '^\*$'
+expect_no_out "the tool did not run" 125 '^\*$'
 [ ! -e "$T/elsewhere" ] && ok "and it was not created" || not_ok "and it was not created"
 ln -s "$T" "$PROJ/out"
 expect_status "MOAT_ENV_HOME through a symlink out of the root is refused" 125 \

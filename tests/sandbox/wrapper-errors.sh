@@ -67,11 +67,11 @@ printf 'tool\t%s\n' "$S/bin/tool" >"$MF"
 broken "an entry pointing at itself is 126" 126 "points back at moat-wrapper"
 printf 'tool\t/usr/bin\n' >"$MF"
 broken "an entry that is a directory is 126" 126 "/usr/bin" late
-expect_no_out "with no hint to grant exec on it" 'moat allow'
+expect_no_out "with no hint to grant exec on it" 126 'moat allow'
 echo 'echo hi' >"$T/noexec"
 printf 'tool\t%s\n' "$T/noexec" >"$MF"
 broken "an entry that is not executable is 126" 126 "$T/noexec" late
-expect_no_out "with no hint to grant exec (it has no x bit)" 'moat allow'
+expect_no_out "with no hint to grant exec (it has no x bit)" 126 'moat allow'
 printf '#!/bin/sh\necho RAN\n' >"$T/outside-tool"
 chmod 755 "$T/outside-tool"
 printf 'tool\t%s\n' "$T/outside-tool" >"$MF"

@@ -75,13 +75,13 @@ confined "a symlink to a wrapped tool" "$PROJ/mycat"
 expect_status "without MOAT_ROOT: 125" 125 env -u MOAT_ROOT "$SH/bin/cat" "$PROJ/readme"
 expect_out "it says MOAT_ROOT is not set" 'MOAT_ROOT is not set'
 expect_out "with a hint to use moat run or shell" "^hint: .*moat run"
-expect_no_out "and the tool did not run" PROJECT-FILE
+expect_no_out "and the tool did not run" 125 PROJECT-FILE
 expect_status "an empty MOAT_ROOT: 125" 125 env MOAT_ROOT= "$SH/bin/cat" "$PROJ/readme"
 expect_status "without HOME: 125" 125 env -u HOME "$SH/bin/cat" "$PROJ/readme"
 expect_out "with a hint" '^hint: .*HOME'
 expect_status "MOAT_ROOT=\$HOME: 125" 125 env MOAT_ROOT="$HOME" "$SH/bin/cat" "$HOME/.ssh/id_rsa"
 expect_out "with the seed's reason" 'home is meant to withhold'
-expect_no_out "without leaking" DECOY
+expect_no_out "without leaking" 125 DECOY
 expect_status "MOAT_ROOT=/: 125" 125 env MOAT_ROOT=/ "$SH/bin/cat" "$HOME/.ssh/id_rsa"
 expect_status "a missing MOAT_ROOT directory: 125" 125 env MOAT_ROOT="$T/nope" "$SH/bin/cat" "$PROJ/readme"
 [ ! -e "$T/nope" ] && ok "and it was not created" || not_ok "and it was not created"

@@ -55,7 +55,7 @@ if [ "$(py "$T/profile.json" 'len(d["jailbreaks"])')" = 1 ]; then
 		ok "a jailbreak is confined in a session" || not_ok "a jailbreak is confined in a session"
 	run "$MOAT" profile
 	expect_out "the text says so too, not UNSANDBOXED" '^/.*git +jailbreak +confined in moat run and moat shell; unsandboxed when its wrapper runs outside a session$'
-	expect_no_out "UNSANDBOXED is gone from moat profile" 'UNSANDBOXED'
+	expect_no_out "UNSANDBOXED is gone from moat profile" 0 'UNSANDBOXED'
 else
 	skip "git not found on PATH: no jailbreak to list"
 	skip "git not found"
@@ -90,7 +90,7 @@ cmp -s "$T/json-sugg" "$T/text-sugg" && ok "the suggestions are the text report'
 run "$MOAT" run --trace --json -- sh -c 'cat ~/.ssh/id_rsa 2>/dev/null; echo "tool says" >&2'
 tail -n 1 "$T/.err" >"$T/stderr.json"
 valid "--json: the last line of stderr is the document" trace "$T/stderr.json"
-expect_no_out "and the text report is not printed" '^moat: [0-9]+ path\(s\) denied'
+expect_no_out "and the text report is not printed" 0 '^moat: [0-9]+ path\(s\) denied'
 expect_out "the tool's own stderr comes first" '^tool says$'
 run "$MOAT" run --trace --json -- true
 tail -n 1 "$T/.err" >"$T/empty.json"

@@ -331,6 +331,11 @@ static void test_net(void)
 	CHECK(net_covers("443,8080", "443"), "fewer ports do not ask");
 	CHECK(net_covers("open", "443"), "open covers ports");
 	CHECK(net_covers("443", "off"), "narrowing to off does not ask");
+	CHECK(!net_covers("a.org", "a.org,b.org"), "a new host asks again");
+	CHECK(!net_covers("443", "a.org"), "ports to hosts asks again");
+	CHECK(!net_covers("off", "a.org"), "off to hosts asks again");
+	CHECK(!net_covers("a.org", "open"), "hosts to open asks again");
+	CHECK(net_covers("a.org,b.org", "b.org"), "fewer hosts do not ask");
 
 	struct profile p = {.root = (char *)"/p"};
 	struct error err = {0};
@@ -357,6 +362,26 @@ static void test_net(void)
 	approvals_parse(bad, strlen(bad), &back, &damaged);
 	CHECK(damaged == 1, "a net item out of range is damaged");
 	approvals_free(&back);
+	struct profile h = {.root = (char *)"/p"};
+	netpolicy_parse(&h.net, "registry.npmjs.org,*.b.org:8443", &err);
+	struct access_set hset;
+	access_set_from_profile(&hset, &h, "/h");
+	struct approval_store hst = {0};
+	approvals_add(&hst, "/p", "npm", 7, &hset);
+	char *htext = approvals_format(&hst);
+	CHECK(strstr(htext, "\tnet=host:registry.npmjs.org\tnet=host:*.b.org:8443\n") != NULL,
+	      "the store writes net=host:HOST[:PORT]");
+	approvals_parse(htext, strlen(htext), &back, &damaged);
+	CHECK(damaged == 0 && approvals_covers(&back, "/p", "npm", &hset),
+	      "and reads them back, covering the set");
+	approvals_free(&back);
+	const char *badhost = "approval\t7\t/p\tnpm\thome=/h\tnet=host:http://x.org\n";
+	approvals_parse(badhost, strlen(badhost), &back, &damaged);
+	CHECK(damaged == 1, "a host item the grammar refuses is damaged");
+	approvals_free(&back);
+	free(htext);
+	approvals_free(&hst);
+	access_set_free(&hset);
 	free(text);
 	approvals_free(&st);
 	access_set_free(&set);

@@ -1,6 +1,7 @@
 /* struct error's texts: short ones whole; a longer one keeps its head and
  * its tail, so the reason after a long path survives, and no UTF-8
  * character is cut in two. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,5 +85,22 @@ int main(void)
 	CHECK_STR(err.hint, "the hint", "and its hint");
 	CHECK(err.status == 7, "and its status");
 	free(long_msg);
+	/* error_errno: a failed call's message, errno's text after it, kept
+	 * whole behind a long path, and errno left for the caller. */
+	errno = ENOENT;
+	error_errno(&err, "cannot open '%s'", "/x");
+	CHECK_STR(err.msg, "cannot open '/x': No such file or directory",
+	          "error_errno: the message, then errno's text");
+	CHECK(errno == ENOENT, "error_errno leaves errno as it was");
+	char *deep = repeat("/\xc3\xa9", 1500);
+	errno = EACCES;
+	error_errno(&err, "cannot open '%s'", deep);
+	const char *denied = ": Permission denied";
+	len = strlen(err.msg);
+	CHECK(len < sizeof(err.msg) && len > strlen(denied) &&
+	          strcmp(err.msg + len - strlen(denied), denied) == 0 && valid_utf8(err.msg),
+	      "error_errno: a long path loses its end, never the reason or a character");
+	free(deep);
+
 	return tap_done();
 }

@@ -17,6 +17,17 @@ static void test_landlock_mapping(void)
 	      "every writable rule gets the same rights, so renames never fail with EXDEV");
 	CHECK(!(landlock_fs_rights_for_abi(1) & LL_FS_REFER), "ABI 1 lacks REFER");
 	CHECK(landlock_fs_rights_for_abi(5) & LL_FS_IOCTL_DEV, "ABI 5 handles device ioctls");
+	CHECK(!(landlock_fs_rights_for_abi(8) & LL_FS_RESOLVE_UNIX) &&
+	          landlock_fs_rights_for_abi(9) & LL_FS_RESOLVE_UNIX,
+	      "RESOLVE_UNIX from ABI 9");
+	CHECK(!landlock_attr_for_abi(3).handled_access_net &&
+	          landlock_attr_for_abi(4).handled_access_net,
+	      "TCP ports from ABI 4");
+	CHECK(!landlock_attr_for_abi(5).scoped && landlock_attr_for_abi(6).scoped,
+	      "signal and abstract-socket scopes from ABI 6");
+	CHECK(landlock_attr_for_abi(10).handled_access_fs ==
+	          landlock_attr_for_abi(9).handled_access_fs,
+	      "a newer ABI than moat knows gets what moat knows");
 }
 
 int main(void)

@@ -25,6 +25,12 @@ static void test_parse(void)
 	    {"8080,443,443", "443,8080"},
 	    {"listen:3000,22", "22,listen:3000"},
 	    {"1,65535", "1,65535"},
+	    {"example.org", "example.org"},
+	    {"Registry.NPMjs.org,*.GitHub.com:443", "registry.npmjs.org,*.github.com:443"},
+	    {"example.org.,example.org", "example.org"},
+	    {"localhost:8080", "localhost:8080"},
+	    {"a-b_c.example", "a-b_c.example"},
+	    {"1password.com", "1password.com"},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(good); i++) {
 		struct netpolicy p;
@@ -47,11 +53,25 @@ static void test_parse(void)
 	    {"connect:-1", "not a port number"},
 	    {"off,443", "cannot be combined"},
 	    {"443,open", "cannot be combined"},
-	    {"example.org", "host lists are not enforced yet"},
-	    {"example.org:443", "host lists are not enforced yet"},
-	    {"*.example.org", "host lists are not enforced yet"},
-	    {"10.0.0.1", "host lists are not enforced yet"},
-	    {"https://example.org", "host lists are not enforced yet"},
+	    {"https://example.org", "a URL where a host name belongs"},
+	    {"example.org/path", "a path where a host name belongs"},
+	    {"example.org:0", "out of range"},
+	    {"example.org:65536", "out of range"},
+	    {"example.org:http", "not a port number"},
+	    {"10.0.0.1", "an IP address where a host name belongs"},
+	    {"10.0.0.1:443", "an IP address where a host name belongs"},
+	    {"::1", "an IP address where a host name belongs"},
+	    {"[::1]:443", "an IP address where a host name belongs"},
+	    {"*", "not a host name"},
+	    {"*.", "not a host name"},
+	    {"a..b", "not a host name"},
+	    {"-a.org", "not a host name"},
+	    {"a-.org", "not a host name"},
+	    {"ex ample.org", "not a host name"},
+	    {"example.org,443", "cannot be combined with 'hosts'"},
+	    {"443,example.org", "cannot be combined with 'ports'"},
+	    {"off,example.org", "cannot be combined"},
+	    {"example.org,open", "cannot be combined"},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
 		struct netpolicy p;
@@ -82,6 +102,11 @@ static void test_union(void)
 	    {"open", "443", "open"},
 	    {"off", "open", "open"},
 	    {"443,listen:80", "22,443", "22,443,listen:80"},
+	    {"off", "a.org", "a.org"},
+	    {"443", "a.org", "a.org"},
+	    {"a.org", "443", "a.org"},
+	    {"a.org", "open", "open"},
+	    {"a.org,b.org", "b.org,*.c.org:8443", "a.org,b.org,*.c.org:8443"},
 	};
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
 		struct netpolicy a = parsed(cases[i].a), b = parsed(cases[i].b);
@@ -101,6 +126,75 @@ static void test_union(void)
 	      "removing a port keeps the rest");
 	struct netpolicy off = parsed("off"), item = parsed("off");
 	CHECK(netpolicy_remove_item(&off, &item) && netpolicy_is_empty(&off), "removing off");
+	struct netpolicy h = parsed("a.org,b.org"), hdrop = parsed("a.org");
+	char *left = (netpolicy_remove_item(&h, &hdrop), fmt(&h));
+	CHECK_STR(left, "b.org", "removing a host keeps the rest");
+	free(left);
+	struct netpolicy many = netpolicy_empty();
+	struct error err = {0};
+	char name[32];
+	for (int i = 0; i < NETPOLICY_MAX_HOSTS; i++) {
+		snprintf(name, sizeof(name), "h%d.example", i);
+		netpolicy_add_item(&many, name, &err);
+	}
+	CHECK(netpolicy_add_item(&many, "one-more.example", &err) < 0 && err.hint[0],
+	      "too many hosts are refused with a hint");
+	struct netpolicy one = parsed("one-more.example");
+	CHECK(netpolicy_union(&many, &one) < 0 && many.level == NET_OPEN,
+	      "a union of hosts that overflows is open, never narrower");
+}
+
+static void test_covers(void)
+{
+	static const struct {
+		const char *wide, *narrow;
+		bool covers;
+	} cases[] = {
+	    {"a.org,b.org", "b.org", true},
+	    {"a.org", "a.org,b.org", false}, /* a new host asks again */
+	    {"a.org", "443", false},         /* hosts to ports: any host on 443 */
+	    {"443", "a.org", false},         /* ports to hosts */
+	    {"off", "a.org", false},         /* off to anything */
+	    {"a.org", "off", true},
+	    {"open", "a.org", true},
+	    {"a.org", "open", false},
+	    {"*.a.org", "x.a.org", false}, /* as written: asked again */
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct netpolicy w = parsed(cases[i].wide), n = parsed(cases[i].narrow);
+		CHECK(netpolicy_covers(&w, &n) == cases[i].covers, "'%s' %s '%s'", cases[i].wide,
+		      cases[i].covers ? "covers" : "does not cover", cases[i].narrow);
+	}
+}
+
+static void test_allows_host(void)
+{
+	struct netpolicy p = parsed("registry.npmjs.org,*.github.com,localhost:8080");
+	static const struct {
+		const char *host;
+		uint16_t port;
+		bool allowed;
+	} cases[] = {
+	    {"registry.npmjs.org", 443, true},
+	    {"registry.npmjs.org", 80, true},
+	    {"REGISTRY.npmjs.org.", 443, true},
+	    {"registry.npmjs.org", 8443, false},
+	    {"npmjs.org", 443, false},
+	    {"evil-registry.npmjs.org", 443, false},
+	    {"registry.npmjs.org.evil.com", 443, false},
+	    {"api.github.com", 443, true},
+	    {"a.b.github.com", 443, true},
+	    {"github.com", 443, false}, /* *.x is below x only */
+	    {"evilgithub.com", 443, false},
+	    {"localhost", 8080, true},
+	    {"localhost", 443, false},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++)
+		CHECK(netpolicy_allows_host(&p, cases[i].host, cases[i].port) == cases[i].allowed,
+		      "%s:%u is %s", cases[i].host, cases[i].port,
+		      cases[i].allowed ? "allowed" : "refused");
+	struct netpolicy ports = parsed("443");
+	CHECK(!netpolicy_allows_host(&ports, "a.org", 443), "a ports policy names no host");
 }
 
 static const char *cfg_text =
@@ -152,6 +246,19 @@ static void test_config(void)
 	CHECK_STR(got, "443", "a session gets the union of every rule");
 	free(got);
 	config_free(&cfg);
+	const char *hosts =
+	    ".{ .net = .{ .{ .bin = \"*\", .hosts = .{ \"a.org\" } }, "
+	    ".{ .bin = \"npm\", .hosts = .{ \"registry.npmjs.org\", \"*.b.org:8443\" } }, "
+	    ".{ .bin = \"psql\", .connect = .{ 5432 } } } }";
+	CHECK(config_parse(hosts, strlen(hosts), "c.zon", &cfg, &err) == 0, ".hosts parses");
+	got = policy_for(&cfg, "npm", "/p");
+	CHECK_STR(got, "a.org,registry.npmjs.org,*.b.org:8443", "npm: \"*\"'s hosts and its own");
+	free(got);
+	got = policy_for(&cfg, NULL, "/p");
+	CHECK_STR(got, "a.org,registry.npmjs.org,*.b.org:8443",
+	          "a session: hosts win over ports, and the hosts merge");
+	free(got);
+	config_free(&cfg);
 }
 
 static void test_config_errors(void)
@@ -168,8 +275,16 @@ static void test_config_errors(void)
 	    {".{ .net = .{ .{ .bin = \"cc\", .connect = .{ \"443\" } } } }",
 	     "expected a port number"},
 	    {".{ .net = .{ .{ .bin = \"cc\", .connect = .{} } } }", "is empty"},
-	    {".{ .net = .{ .{ .bin = \"cc\", .hosts = .{ \"example.org\" } } } }",
-	     "c.zon:1:39: '.hosts' is not enforced yet"},
+	    {".{ .net = .{ .{ .bin = \"cc\", .hosts = .{ \"https://example.org\" } } } }",
+	     "c.zon:1:42: bad network policy item 'https://example.org': a URL"},
+	    {".{ .net = .{ .{ .bin = \"cc\",\n .hosts = .{ \"a.org\", \"10.1.2.3\" } } } }",
+	     "c.zon:2:23: bad network policy item '10.1.2.3': an IP address"},
+	    {".{ .net = .{ .{ .bin = \"cc\", .hosts = .{ \"a.org:99999\" } } } }", "out of range"},
+	    {".{ .net = .{ .{ .bin = \"cc\", .hosts = .{ \"443\" } } } }", "is a port, not a host"},
+	    {".{ .net = .{ .{ .bin = \"cc\", .hosts = .{ 443 } } } }", "expected a host name"},
+	    {".{ .net = .{ .{ .bin = \"cc\", .hosts = .{} } } }", "'.hosts' is empty"},
+	    {".{ .net = .{ .{ .bin = \"cc\", .hosts = .{ \"a.org\" }, .connect = .{ 1 } } } }",
+	     "exactly one"},
 	    {".{ .net = .{ .{ .bin = \"cc\", .off = true, .port = 1 } } }", "unknown key '.port'"},
 	    {".{ .net = .{ .{ .off = true } } }", "net rule without '.bin'"},
 	    {".{ .net = .{ .{ .bin = \"cc\", .off = true, .dirs = .{ \"rel\" } } } }",
@@ -209,6 +324,20 @@ static void test_edit(void)
 	          strstr(again.buf, ".net = .{"),
 	      "a new file gets a .net list");
 	sb_release(&again);
+	struct netpolicy h = parsed("registry.npmjs.org,*.b.org:8443");
+	CHECK(
+	    config_edit_net("", 0, "c.zon", "npm", &h, &again, &err) == 1 &&
+	        strstr(
+	            again.buf,
+	            ".{ .bin = \"npm\", .hosts = .{ \"registry.npmjs.org\", \"*.b.org:8443\" } }"),
+	    "hosts are written as .hosts");
+	struct config cfg;
+	CHECK(config_parse(again.buf, again.len, "c.zon", &cfg, &err) == 0 && cfg.nnet == 1 &&
+	          netpolicy_covers(&cfg.net[0].policy, &h) &&
+	          netpolicy_covers(&h, &cfg.net[0].policy),
+	      "and read back as written");
+	config_free(&cfg);
+	sb_release(&again);
 	sb_release(&out);
 }
 
@@ -216,6 +345,8 @@ int main(void)
 {
 	test_parse();
 	test_union();
+	test_covers();
+	test_allows_host();
 	test_config();
 	test_config_errors();
 	test_edit();

@@ -1,0 +1,45 @@
+/* The hosts policy's proxy: an HTTP proxy that runs outside the sandbox,
+ * in the host's network namespace and outside the session's PID
+ * namespace, as a child of moat, and accepts on a socket the session's
+ * supervisor made inside the session's own network namespace (whose
+ * loopback is all the tool has). It allows the
+ * policy's hosts and nothing else. See docs/security.md, The network
+ * policy. */
+#ifndef MOAT_LAUNCH_PROXY_H
+#define MOAT_LAUNCH_PROXY_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile/netpolicy.h"
+
+/* In moat, before the session's supervisor: the channel the supervisor
+ * sends the listening socket on (chan[0], proxy_hand_listener) and the
+ * proxy takes it from (chan[1]): the socket pair holds it until then.
+ * 0, or -1 with both -1. */
+int proxy_channel(int chan[2]);
+
+/* In moat, once the session's tool runs: fork the proxy (*pid), which
+ * takes its listening socket from chan. log_fd, when not -1, is where it
+ * records each refused host (proxy_read_refusals). 0, or -1. */
+int proxy_start(const struct netpolicy *policy, int log_fd, int chan, pid_t *pid);
+
+/* In the supervisor, inside the session's network namespace: a listening
+ * socket on 127.0.0.1, sent to the proxy over chan, which this closes.
+ * The socket's port, or 0 when it could not be made or sent (the proxy
+ * then exits). */
+uint16_t proxy_hand_listener(int chan);
+
+/* In the tool's process: HTTP_PROXY and the other variables tools read to
+ * use the proxy on port. */
+void proxy_set_env(uint16_t port);
+
+/* moat's side, before the session: a file for the proxy's record of
+ * refusals, which the tool never has (close-on-exec); 0 when none. */
+int proxy_record_open(void);
+
+/* moat's side, after the session: each host:port the proxy refused, once. */
+void proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),
+                         void *arg);
+
+#endif

@@ -137,6 +137,22 @@ else
 	skip "prerequisite: strace, to count what grants cost"
 fi
 
+# A hosts session keeps a descriptor of its own past the close of all from
+# 3 (the proxy's record of refusals): with the grants' held ones beside it,
+# every grant still has its rule, and the record still reports.
+if command -v curl >/dev/null; then
+	mkdir -p "$T/few/moat" "$HOME/few/a" "$HOME/few/z"
+	echo FIRST >"$HOME/few/a/f" && echo LAST >"$HOME/few/z/f"
+	printf '.{ .allow = .{ .{ .bin = "*", .paths = .{ "%s", "%s" } } } }\n' "$HOME/few/a" "$HOME/few/z" >"$T/few/moat/config.zon"
+	run env XDG_CONFIG_HOME="$T/few" "$MOAT" run --trace --net allowed.invalid -- sh -c \
+		"cat '$HOME/few/a/f' '$HOME/few/z/f'; curl -sS -m 5 -o /dev/null http://other.invalid/"
+	grep -qx FIRST "$T/.out" && grep -qx LAST "$T/.out" && grep -q "other.invalid port 80, refused by moat's proxy" "$T/.err" &&
+		ok "a hosts session with grants: both grants read, and the proxy's refusal reported" ||
+		{ not_ok "a hosts session with grants: both grants read, and the proxy's refusal reported" && _show hosts-grants; }
+else
+	skip "prerequisite: curl, to meet the proxy"
+fi
+
 # A grant at a protected file that has a second name outside: before the
 # tool starts, moat gives the file an inode of its own (launch/hardlinks.c),
 # so the grant's rule must follow the path, not the descriptor held since

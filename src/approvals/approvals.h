@@ -19,6 +19,8 @@
 #include "base/util.h"
 #include "profile/profile.h"
 
+struct sandbox_support;
+
 /* ITEM_SECRET: a secret variable handed to the tool (profile's
  * secrets_passed); its "path" is the variable's name, never its value. */
 /* ITEM_NET's path is not a path but one network item: "off", "open",
@@ -134,12 +136,16 @@ int confirm_ask(const char *summary);
 
 /* The whole decision for one start of bin: approved already, asked on the
  * terminal (and remembered unless this is an MOAT_CONFIRM=always review),
- * or refused. Returns 0 to go ahead, -1 with err (status 125) not to. */
-int confirm_start(const char *home, const char *bin, const struct profile *p, const char *home_seen,
-                  struct strbuf *warn, struct error *err);
+ * or refused. s is what the plan learned of the kernel (the prompt says
+ * when listed sockets open every one). Returns 0 to go ahead, -1 with err
+ * (status 125) not to. */
+int confirm_start(const char *home, const char *bin, const struct profile *p,
+                  const struct sandbox_support *s, const char *home_seen, struct strbuf *warn,
+                  struct error *err);
 /* The same for moat run and moat shell, whose prompt says that a jailbreak
  * does not apply inside the session. */
 int confirm_start_session(const char *home, const char *bin, const struct profile *p,
-                          const char *home_seen, struct strbuf *warn, struct error *err);
+                          const struct sandbox_support *s, const char *home_seen,
+                          struct strbuf *warn, struct error *err);
 
 #endif

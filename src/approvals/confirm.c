@@ -91,21 +91,19 @@ static int remember(struct approval_store *st, void *arg)
 
 /* Does this kernel let every unix socket through once one is listed?
  * Landlock confines connect() by path from ABI 9; below that, listing a
- * socket switches the seccomp AF_UNIX refusal off (docs/security.md). A
- * kernel moat cannot probe counts as one that cannot confine them. */
-static int sockets_unconfined_abi(const struct profile *p)
+ * socket switches the seccomp AF_UNIX refusal off (docs/security.md). s is
+ * the plan's probe, not a second one; a kernel moat could not probe counts
+ * as one that cannot confine them. */
+static int sockets_unconfined_abi(const struct profile *p, const struct sandbox_support *s)
 {
-	struct sandbox_support support;
-	struct error ignored;
-	if (!profile_has_sockets(p))
+	if (!sandbox_socket_warning(p, s))
 		return 0;
-	if (sandbox_probe(&support, &ignored) < 0)
-		return 1;
-	return sandbox_socket_warning(p, &support) ? (support.abi ? support.abi : 1) : 0;
+	return s->abi ? s->abi : 1;
 }
 
 static int confirm(const char *home, const char *bin, const struct profile *p,
-                   const char *home_seen, bool session, struct strbuf *warn, struct error *err)
+                   const struct sandbox_support *s, const char *home_seen, bool session,
+                   struct strbuf *warn, struct error *err)
 {
 	enum confirm_mode mode;
 	if (confirm_mode_from_env(&mode, err) < 0) {
@@ -129,7 +127,7 @@ static int confirm(const char *home, const char *bin, const struct profile *p,
 		}
 	}
 	struct strbuf summary = STRBUF_INIT;
-	struct confirm_notes notes = {session, sockets_unconfined_abi(p)};
+	struct confirm_notes notes = {session, sockets_unconfined_abi(p, s)};
 	confirm_summary(&summary, bin, p, &set, &notes);
 	int answer = confirm_ask(summary.buf);
 	sb_release(&summary);
@@ -155,14 +153,16 @@ out:
 	return rc;
 }
 
-int confirm_start(const char *home, const char *bin, const struct profile *p, const char *home_seen,
-                  struct strbuf *warn, struct error *err)
+int confirm_start(const char *home, const char *bin, const struct profile *p,
+                  const struct sandbox_support *s, const char *home_seen, struct strbuf *warn,
+                  struct error *err)
 {
-	return confirm(home, bin, p, home_seen, false, warn, err);
+	return confirm(home, bin, p, s, home_seen, false, warn, err);
 }
 
 int confirm_start_session(const char *home, const char *bin, const struct profile *p,
-                          const char *home_seen, struct strbuf *warn, struct error *err)
+                          const struct sandbox_support *s, const char *home_seen,
+                          struct strbuf *warn, struct error *err)
 {
-	return confirm(home, bin, p, home_seen, true, warn, err);
+	return confirm(home, bin, p, s, home_seen, true, warn, err);
 }

@@ -45,6 +45,8 @@ int platform_open_canonical(const char *path, char **canon);
 /* Close every descriptor from lowfd up: a descriptor to a file outside the
  * root would be a hole the sandbox cannot close. */
 void platform_close_from(int lowfd);
+/* Close the descriptors lo..hi, in one call where the kernel has one. */
+void platform_close_range(int lo, int hi);
 
 /* Open dir/rel for reading without leaving dir, through a symlink or "..":
  * for files in a shell directory, which sandboxed code may have rewritten.
@@ -56,6 +58,10 @@ int platform_open_beneath(const char *dir, const char *rel);
  * sandboxed code can write, a component checked a moment ago may have been
  * swapped for a link since. Returns an fd or -1 with errno. */
 int platform_open_path_no_symlinks(const char *dir, const char *rel);
+/* The same for one name in the directory dirfd (no "/", not ".."): a
+ * path-only descriptor, or -1 with errno (ELOOP for a symlink, ENOSYS
+ * where the kernel cannot say: look the whole path up then). */
+int platform_open_name_no_symlinks(int dirfd, const char *name);
 
 /* Run the file at path, opened once and checked to be a regular file, with
  * argv and the environment: the file that was opened runs, not whatever
@@ -95,6 +101,7 @@ long platform_quiet_poll(struct pollfd *fds, unsigned int n);
 long platform_quiet_kill(pid_t pid, int sig);
 long platform_quiet_wait(pid_t pid, int *status, int options);
 long platform_quiet_close(int fd);
+long platform_quiet_close_range(int lo, int hi);
 
 /* Keep this process, and what it starts from now on, on the CPU it runs
  * on, until each calls platform_cpu_release for itself: that gives back

@@ -57,11 +57,23 @@ int platform_open_beneath(const char *dir, const char *rel)
 	return fd;
 }
 
-void platform_close_from(int lowfd)
+void platform_close_range(int lo, int hi)
 {
 	int max = getdtablesize();
-	for (int fd = lowfd; fd < max; fd++)
+	for (int fd = lo; fd <= hi && fd < max; fd++)
 		close(fd);
+}
+
+void platform_close_from(int lowfd)
+{
+	platform_close_range(lowfd, INT_MAX);
+}
+
+int platform_open_name_no_symlinks(int dirfd, const char *name)
+{
+	(void)dirfd, (void)name;
+	errno = ENOSYS; /* callers look the whole path up instead */
+	return -1;
 }
 
 int platform_open_path_no_symlinks(const char *dir, const char *rel)
@@ -168,6 +180,14 @@ long platform_quiet_close(int fd)
 {
 	int saved = errno;
 	return quiet(close(fd), saved);
+}
+
+long platform_quiet_close_range(int lo, int hi)
+{
+	int saved = errno;
+	platform_close_range(lo, hi);
+	errno = saved;
+	return 0;
 }
 
 void platform_populate(void *start, size_t len)

@@ -208,6 +208,17 @@ static int openat2_in(const char *dir, const char *rel, uint64_t flags, uint64_t
 
 static int walk_no_symlinks(const char *dir, const char *rel, int last_flags);
 
+int platform_open_name_no_symlinks(int dirfd, const char *name)
+{
+	struct moat_open_how how = {.flags = O_PATH | O_CLOEXEC,
+	                            .resolve = MOAT_RESOLVE_BENEATH | MOAT_RESOLVE_NO_SYMLINKS};
+	if (!name[0] || strchr(name, '/') || strcmp(name, "..") == 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+}
+
 int platform_open_beneath(const char *dir, const char *rel)
 {
 	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
@@ -308,14 +319,20 @@ int platform_exec_file(const char *path, bool no_symlinks, char *const *argv)
 	return -1;
 }
 
-void platform_close_from(int lowfd)
+void platform_close_range(int lo, int hi)
 {
-	if (syscall(SYS_close_range, (unsigned)lowfd, ~0u, 0) == 0)
+	if (syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0) == 0)
 		return;
 	/* Kernels before 5.9: close them one by one. */
 	long max = sysconf(_SC_OPEN_MAX);
-	for (long fd = lowfd; fd < (max > 0 ? max : 65536); fd++)
+	max = max > 0 ? max : 65536;
+	for (long fd = lo; fd <= hi && fd < max; fd++)
 		close((int)fd);
+}
+
+void platform_close_from(int lowfd)
+{
+	platform_close_range(lowfd, INT_MAX);
 }
 
 /* The calls themselves, with no errno (PLATFORM_QUIET_RAW). */
@@ -434,6 +451,14 @@ long platform_quiet_wait(pid_t pid, int *status, int options)
 long platform_quiet_close(int fd)
 {
 	return quiet_call(SYS_close, fd, 0, 0, 0, 0);
+}
+
+long platform_quiet_close_range(int lo, int hi)
+{
+	long rc = quiet_call(SYS_close_range, lo, hi, 0, 0, 0);
+	for (int fd = lo; rc < 0 && fd <= hi; fd++) /* before 5.9 */
+		quiet_call(SYS_close, fd, 0, 0, 0, 0);
+	return 0;
 }
 
 int platform_pipe_cloexec(int fds[2])

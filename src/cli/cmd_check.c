@@ -438,6 +438,21 @@ static void check_env(struct checker *c, const struct config *cfg)
 	secrets_free(&s);
 }
 
+/* The root a run here would confine, and where sandboxed code could write
+ * then: what every judgment below is made against, the same as moat run's
+ * (cli_project_root, context_writable_areas). */
+static void print_places(const char *root, const struct checker *c)
+{
+	if (root)
+		printf("root %s (as moat run here)\n", root);
+	else
+		printf("root: none, moat run refuses this directory\n");
+	printf("writable in a run here:");
+	for (size_t i = 0; i < c->nareas; i++)
+		printf(" %s", c->areas[i]);
+	printf("%s\n", c->nareas ? "" : " nothing");
+}
+
 int cmd_check(const struct cli_args *a, const struct global_opts *g)
 {
 	if (a->noperands)
@@ -462,6 +477,7 @@ int cmd_check(const struct cli_args *a, const struct global_opts *g)
 		/* Links are judged as a run in the current directory would. */
 		cleanup_free char *root = cli_project_root(home, &cfg, false);
 		c.areas = context_writable_areas(root, home, &cfg, &c.nareas);
+		print_places(root, &c);
 		check_config(&c, &cfg);
 		check_env(&c, &cfg);
 		check_local_shells(&c);

@@ -19,7 +19,8 @@ static void print_rules(const struct launch *s, bool json)
 	bool *to_make = xcalloc(p->nrules, sizeof(bool));
 	for (size_t i = 0; i < p->nrules; i++) {
 		struct stat st;
-		absent[i] = stat(p->rules[i].path, &st) != 0;
+		/* A held descriptor is the path, found by the plan already. */
+		absent[i] = !p->rules[i].held && stat(p->rules[i].path, &st) != 0;
 		to_make[i] = absent[i] && launch_grant_dir_to_make(s, &p->rules[i]);
 	}
 	struct profile_facts f = {

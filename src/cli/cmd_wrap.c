@@ -103,25 +103,46 @@ struct shell_dirs {
 	int shell, bin, share, moat;
 };
 
-/* The deepest existing ancestor of path (path itself if it exists),
- * resolved refusing links planted where sandboxed code can write: the
- * project (the current directory) and config.zon's write grants. */
-static char *resolve_existing(const char *path, char **existing, struct error *err)
+/* What every judgment of moat wrap is made against, gathered once:
+ * config.zon (its write grants and exec grants) and the root a run here
+ * would have (cli_project_root: the git work tree's top, as moat run
+ * takes it), NULL where the current directory could be none. */
+struct wrap_places {
+	const char *home;
+	struct config cfg;
+	char *root;
+};
+
+static int gather_places(struct wrap_places *w, const char *home, struct error *err)
 {
-	cleanup_free char *home = settings_home(err);
-	cleanup_free char *cwd = home ? fs_cwd(err) : NULL;
-	struct config cfg = {0};
+	*w = (struct wrap_places){.home = home};
+	cleanup_free char *cwd = fs_cwd(err);
 	if (!cwd)
-		return NULL;
-	if (settings_load(home, NULL, &cfg, err) < 0) {
+		return -1;
+	if (settings_load(home, NULL, &w->cfg, err) < 0) {
 		error_hint(err,
 		           "moat wrap reads config.zon for its write grants; 'moat check' lists "
 		           "every problem");
-		return NULL;
+		return -1;
 	}
+	w->root = cli_project_root(home, &w->cfg, false);
+	return 0;
+}
+
+static void places_free(struct wrap_places *w)
+{
+	config_free(&w->cfg);
+	free(w->root);
+}
+
+/* The deepest existing ancestor of path (path itself if it exists),
+ * resolved refusing links planted where sandboxed code can write: the
+ * root a run here would have and config.zon's write grants. */
+static char *resolve_existing(const char *path, const struct wrap_places *w, char **existing,
+                              struct error *err)
+{
 	size_t nareas;
-	char **areas = context_writable_areas(context_root_or_null(cwd, home), home, &cfg, &nareas);
-	config_free(&cfg);
+	char **areas = context_writable_areas(w->root, w->home, &w->cfg, &nareas);
 	char *canon = NULL;
 	*existing = xstrdup(path);
 	while (context_resolve_unplanted(*existing, (const char *const *)areas, nareas, "the shell",
@@ -137,10 +158,10 @@ static char *resolve_existing(const char *path, char **existing, struct error *e
 
 /* Open the shell directory, creating what is missing of it below its
  * deepest existing ancestor one component at a time, never through a link. */
-static int open_shell_dir(const char *shell, struct error *err)
+static int open_shell_dir(const char *shell, const struct wrap_places *w, struct error *err)
 {
 	cleanup_free char *existing = NULL;
-	cleanup_free char *canon = resolve_existing(shell, &existing, err);
+	cleanup_free char *canon = resolve_existing(shell, w, &existing, err);
 	if (!canon)
 		return -1;
 	/* canon holds no link: refuse one swapped in since it was checked. */
@@ -168,11 +189,12 @@ static int open_shell_dir(const char *shell, struct error *err)
 	return fd;
 }
 
-static int open_shell_dirs(const char *shell, struct shell_dirs *d, struct error *err)
+static int open_shell_dirs(const char *shell, const struct wrap_places *w, struct shell_dirs *d,
+                           struct error *err)
 {
 	d->path = shell;
 	d->moat_path = path_join(shell, "share/moat");
-	if ((d->shell = open_shell_dir(shell, err)) < 0)
+	if ((d->shell = open_shell_dir(shell, w, err)) < 0)
 		return -1;
 	cleanup_free char *share = path_join(shell, "share");
 	if ((d->bin = fs_subdir_at(d->shell, shell, "bin", 0755, err)) < 0 ||
@@ -333,21 +355,17 @@ static int check_env_args(const struct wrap_args *a, struct error *err)
 	return rc;
 }
 
-/* Does an exec grant in config.zon for tool cover path here? */
-static bool exec_granted(const char *tool, const char *path, const char *root, const char *home)
+/* Does an exec grant in cfg for tool cover path here? */
+static bool exec_granted(const struct config *cfg, const char *tool, const char *path,
+                         const char *root, const char *home)
 {
-	struct error ignored = {0};
-	struct config cfg;
-	if (settings_load(home, NULL, &cfg, &ignored) < 0)
-		return false;
 	struct config_grant *grants;
-	size_t n = config_grants(&cfg, tool, root, home, &grants);
+	size_t n = config_grants(cfg, tool, root, home, &grants);
 	bool granted = false;
 	for (size_t i = 0; i < n && !granted; i++)
 		granted = grants[i].exec && grants[i].path[0] == '/' &&
 		          path_is_under(path, grants[i].path);
 	config_grants_free(grants, n);
-	config_free(&cfg);
 	return granted;
 }
 
@@ -355,19 +373,15 @@ static bool exec_granted(const char *tool, const char *path, const char *root, c
  * with a refused exec, wherever it is started: say so now. Under the
  * project (the current directory's root) or an exec grant it runs; under
  * HOME or a temporary directory it does not. */
-static void warn_if_unrunnable(const char *path)
+static void warn_if_unrunnable(const char *path, const struct wrap_places *w)
 {
 	static const char *const tmps[] = {"/tmp", "/var/tmp", "/dev/shm"};
 	const char *tool = path_basename(path);
-	struct error err = {0};
+	const char *home = w->home, *root = w->root;
 	/* Landlock judges the file a link leads to. */
 	cleanup_free char *real = platform_canonical_path(path);
-	cleanup_free char *home = real ? settings_home(&err) : NULL;
-	cleanup_free char *cwd = home ? fs_cwd(&err) : NULL;
-	if (!cwd)
-		return;
-	const char *root = context_root_or_null(cwd, home);
-	if ((root && path_is_under(real, root)) || exec_granted(tool, real, root, home))
+	if (!real || (root && path_is_under(real, root)) ||
+	    exec_granted(&w->cfg, tool, real, root, home))
 		return;
 	cleanup_free char *msg = NULL;
 	cleanup_free char *hint = NULL;
@@ -398,32 +412,27 @@ static void warn_if_unrunnable(const char *path)
 
 /* Is the moat-wrapper at path out of sandboxed code's reach (what stands
  * in refusing says what would be done with it)? */
-static int judge_wrapper(const char *path, const char *home, bool with_cwd, unsigned kinds,
-                         const char *refusing, struct error *err)
+static int judge_wrapper(const char *path, const struct wrap_places *w, bool with_root,
+                         unsigned kinds, const char *refusing, struct error *err)
 {
 	/* Where sandboxed code can write, as a run here would see it:
-	 * config.zon's write grants, past roots and, with_cwd, the current
-	 * directory as the root. */
-	struct config cfg = {0};
-	cleanup_free char *cwd = with_cwd ? fs_cwd(err) : NULL;
-	const char *root = cwd ? context_root_or_null(cwd, home) : NULL;
-	if ((with_cwd && !cwd) || settings_load(home, NULL, &cfg, err) < 0)
-		return -1;
+	 * config.zon's write grants, past roots and, with_root, the root a
+	 * run here would have. */
+	const char *home = w->home, *root = with_root ? w->root : NULL;
 	size_t n = 0;
-	char **areas = context_writable_areas(root, home, &cfg, &n);
+	char **areas = context_writable_areas(root, home, &w->cfg, &n);
 	struct own_places o;
 	own_gather(&o, home, kinds);
 	own_add(&o, OWN_BINARY, "moat-wrapper", path);
 	struct own_judge j = {.root = root,
 	                      .areas = (const char *const *)areas,
 	                      .n = n,
-	                      .cfg = &cfg,
+	                      .cfg = &w->cfg,
 	                      .home = home,
 	                      .refusing = refusing};
 	int rc = own_check(&o, &j, err);
 	own_free(&o);
 	context_free_areas(areas, n);
-	config_free(&cfg);
 	return rc;
 }
 
@@ -438,16 +447,16 @@ static int judge_wrapper(const char *path, const char *home, bool with_cwd, unsi
  * differs from the moat-wrapper next to moat. Neither the one copied nor
  * the copy may lie where sandboxed code can write: the shells would run
  * whatever it put there. */
-static char *install_wrapper(const char *wrapper, const char *home, struct error *err)
+static char *install_wrapper(const char *wrapper, const struct wrap_places *w, struct error *err)
 {
 	/* The source is judged without the current directory as a root: a
 	 * build tree is only at risk once a sandbox has run there, which
 	 * records it as a past root (context/pastroots.h). */
-	if (judge_wrapper(wrapper, home, false, 0, "refusing to link shells to it", err) < 0)
+	if (judge_wrapper(wrapper, w, false, 0, "refusing to link shells to it", err) < 0)
 		return NULL;
-	cleanup_free char *data = xdg_moat_dir(XDG_DATA, home);
+	cleanup_free char *data = xdg_moat_dir(XDG_DATA, w->home);
 	char *dest = path_join(data, "moat-wrapper");
-	if (judge_wrapper(dest, home, true, OWN_DATA, "refusing to link shells there", err) < 0) {
+	if (judge_wrapper(dest, w, true, OWN_DATA, "refusing to link shells there", err) < 0) {
 		free(dest);
 		return NULL;
 	}
@@ -513,11 +522,14 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 			return -1;
 	cleanup_free char *home = settings_home(err);
 	cleanup_free char *shell = home ? shell_dir_for(a->name, home, err) : NULL;
-	cleanup_free char *installed = shell ? install_wrapper(wrapper, home, err) : NULL;
-	if (!installed)
+	struct wrap_places w = {0};
+	if (!shell || gather_places(&w, home, err) < 0) {
+		places_free(&w);
 		return -1;
+	}
+	cleanup_free char *installed = install_wrapper(wrapper, &w, err);
 	struct shell_dirs d = {.shell = -1, .bin = -1, .share = -1, .moat = -1};
-	int rc = open_shell_dirs(shell, &d, err);
+	int rc = installed ? open_shell_dirs(shell, &w, &d, err) : -1;
 	if (rc == 0)
 		rc = update_env(&d, a, err);
 	if (rc == 0)
@@ -527,14 +539,15 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 	if (rc == 0)
 		rc = relink_wrappers(&d, installed, err);
 	close_shell_dirs(&d);
-	if (rc < 0)
-		return -1;
-	printf("%s\n", shell);
-	for (int i = 0; i < a->nbins; i++)
-		printf("  %-20s %s\n", path_basename(reals[i]), reals[i]);
-	for (int i = 0; i < a->nbins; i++)
-		warn_if_unrunnable(reals[i]);
-	return 0;
+	if (rc == 0) {
+		printf("%s\n", shell);
+		for (int i = 0; i < a->nbins; i++)
+			printf("  %-20s %s\n", path_basename(reals[i]), reals[i]);
+		for (int i = 0; i < a->nbins; i++)
+			warn_if_unrunnable(reals[i], &w);
+	}
+	places_free(&w);
+	return rc < 0 ? -1 : 0;
 }
 
 int cmd_wrap(const struct cli_args *args, const struct global_opts *g)

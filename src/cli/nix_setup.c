@@ -20,6 +20,7 @@
 #include "context/own.h"
 #include "context/settings.h"
 #include "context/writable.h"
+#include "launch/launch.h"
 #include "shells/nix.h"
 
 /* Set when an indicator line is on the terminal, to end it before any
@@ -104,7 +105,7 @@ char *cli_project_root(const char *home, const struct config *cfg, bool here)
 	if (!cwd)
 		return NULL;
 	struct project_root pr;
-	context_project_root(cwd, home, here || cfg->root == CONFIG_ROOT_HERE, &pr);
+	launch_project_root(cwd, home, cfg, here, &pr);
 	const char *root = context_root_or_null(pr.root, home);
 	char *out = root ? xstrdup(root) : NULL;
 	project_root_free(&pr);

@@ -108,16 +108,50 @@ static int judge_link(const struct link_judge *j, const char *path, const char *
 	return 0;
 }
 
+/* With held, *held is the descriptor the common case below opened (-1
+ * where there was none), for the sandbox to rule on: a grant then costs
+ * one lookup, not two, and its rule is on what was checked here. */
+/* path (absolute, no "..") opened refusing every link: below the
+ * directory dirs opened last when it is path's too (grants are often
+ * siblings: one component looked up, not all), else from "/". */
+static int open_no_symlinks(const char *path, struct lookup_dir *dirs)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = (size_t)(slash - path);
+	if (!dirs || slash == path || !slash[1])
+		return platform_open_path_no_symlinks("/", path + 1);
+	if (!dirs->path || strlen(dirs->path) != len || strncmp(dirs->path, path, len) != 0) {
+		context_lookup_dir_free(dirs);
+		dirs->path = xstrndup(path, len);
+		dirs->fd = platform_open_path_no_symlinks("/", dirs->path + 1);
+	}
+	int fd = dirs->fd >= 0 ? platform_open_name_no_symlinks(dirs->fd, slash + 1) : -1;
+	return fd >= 0 ? fd : platform_open_path_no_symlinks("/", path + 1);
+}
+
+void context_lookup_dir_free(struct lookup_dir *d)
+{
+	if (d->path && d->fd >= 0)
+		close(d->fd);
+	free(d->path);
+	*d = (struct lookup_dir){0};
+}
+
 static int resolve_unplanted(const char *path, const struct link_judge *j, bool keep_absent,
-                             char **canon, struct error *err)
+                             char **canon, int *held, struct lookup_dir *dirs, struct error *err)
 {
 	*canon = NULL;
+	if (held)
+		*held = -1;
 	/* The common case in one call: a path with no link anywhere in it is
 	 * its own canonical form (a grant, a thousand times over). */
 	if (path[0] == '/' && path[1] && !path_has_dotdot(path)) {
-		int fd = platform_open_path_no_symlinks("/", path + 1);
+		int fd = open_no_symlinks(path, dirs);
 		if (fd >= 0) {
-			close(fd);
+			if (held)
+				*held = fd;
+			else
+				close(fd);
 			*canon = path_normalize(path);
 			return 0;
 		}
@@ -181,21 +215,28 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
                               const char *what, char **canon, struct error *err)
 {
 	struct link_judge j = {areas, n, NULL, false, what};
-	return resolve_unplanted(path, &j, false, canon, err);
+	return resolve_unplanted(path, &j, false, canon, NULL, NULL, err);
 }
 
 int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
                                      const char *what, char **canon, struct error *err)
 {
 	struct link_judge j = {areas, n, NULL, false, what};
-	return resolve_unplanted(path, &j, true, canon, err);
+	return resolve_unplanted(path, &j, true, canon, NULL, NULL, err);
+}
+
+int context_resolve_grant(const char *path, const char *const *areas, size_t n,
+                          struct lookup_dir *dirs, char **canon, int *held, struct error *err)
+{
+	struct link_judge j = {areas, n, NULL, false, "to grant"};
+	return resolve_unplanted(path, &j, true, canon, held, dirs, err);
 }
 
 int context_resolve_unwritable(const char *path, const char *root, const char *const *areas,
                                size_t n, const char *what, char **canon, struct error *err)
 {
 	struct link_judge j = {areas, n, root, true, what};
-	if (resolve_unplanted(path, &j, true, canon, err) < 0)
+	if (resolve_unplanted(path, &j, true, canon, NULL, NULL, err) < 0)
 		return -1;
 	if (!*canon)
 		return 0;
@@ -259,10 +300,83 @@ void context_add_shell(struct context *c, const char *dir)
 	c->shell_dirs[c->nshell_dirs++] = xstrdup(dir);
 }
 
-void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access)
+void context_add_grant(struct context *c, const char *bin, char *path, unsigned access, int fd)
 {
 	c->grants = xrealloc_array(c->grants, c->ngrants + 1, sizeof(*c->grants));
-	c->grants[c->ngrants++] = (struct grant){xstrdup(bin), xstrdup(path), access};
+	c->grants[c->ngrants++] =
+	    (struct grant){xstrdup(bin), path, access, .held = fd >= 0, .fd = fd};
+}
+
+/* The grants' held descriptors come in runs of consecutive numbers, in
+ * the order they were opened (each the lowest free one): a call closes a
+ * run. fn gets each run [lo, hi]; false when they are out of order. */
+static bool held_runs(const struct context *c, void (*fn)(int lo, int hi))
+{
+	int lo = -1, hi = -1;
+	for (size_t i = 0; i < c->ngrants; i++) {
+		const struct grant *g = &c->grants[i];
+		if (!g->held)
+			continue;
+		if (g->fd <= hi)
+			return false;
+		if (g->fd != hi + 1 || lo < 0) {
+			if (lo >= 0 && fn)
+				fn(lo, hi);
+			lo = g->fd;
+		}
+		hi = g->fd;
+	}
+	if (lo >= 0 && fn)
+		fn(lo, hi);
+	return true;
+}
+
+void context_close_held_fds(const struct context *c)
+{
+	if (!held_runs(c, platform_close_range))
+		for (size_t i = 0; i < c->ngrants; i++)
+			if (c->grants[i].held)
+				close(c->grants[i].fd);
+}
+
+void context_close_held(struct context *c)
+{
+	context_close_held_fds(c);
+	for (size_t i = 0; i < c->ngrants; i++)
+		c->grants[i].held = false;
+}
+
+/* For context_close_unheld: the next descriptor not yet judged, and the
+ * one besides the held ones to keep (-1: none). */
+static int unheld_from, unheld_keep;
+
+/* Close lo..hi, but unheld_keep. */
+static void close_but_kept(int lo, int hi)
+{
+	if (unheld_keep >= lo && unheld_keep <= hi) {
+		if (unheld_keep > lo)
+			platform_close_range(lo, unheld_keep - 1);
+		lo = unheld_keep + 1;
+	}
+	if (lo <= hi)
+		platform_close_range(lo, hi);
+}
+
+static void close_below_run(int lo, int hi)
+{
+	if (lo > unheld_from)
+		close_but_kept(unheld_from, lo - 1);
+	unheld_from = hi + 1;
+}
+
+bool context_close_unheld(const struct context *c, int lowfd, int keep)
+{
+	if (!held_runs(c, NULL))
+		return false;
+	unheld_from = lowfd, unheld_keep = keep;
+	held_runs(c, close_below_run);
+	close_but_kept(unheld_from, INT_MAX);
+	return true;
 }
 
 void context_add_socket(struct context *c, const char *path)
@@ -301,6 +415,7 @@ void context_free(struct context *c)
 		free(c->etc_links[i]);
 	for (size_t i = 0; i < c->nshell_dirs; i++)
 		free(c->shell_dirs[i]);
+	context_close_held(c);
 	for (size_t i = 0; i < c->ngrants; i++) {
 		free((char *)c->grants[i].bin);
 		free((char *)c->grants[i].path);

@@ -81,7 +81,20 @@ char *context_add_git_worktree(struct context *c, const char *const *areas, size
  * Refuses a root that is home or contains it. */
 int context_init(struct context *c, const char *root, const char *home, struct error *err);
 void context_add_shell(struct context *c, const char *dir);
-void context_add_grant(struct context *c, const char *bin, const char *path, unsigned access);
+/* A grant of path (taken: a thousand grants, a thousand copies fewer) to
+ * bin; fd, when not -1, is path's descriptor from context_resolve_grant,
+ * which the context then owns (context_close_held). */
+void context_add_grant(struct context *c, const char *bin, char *path, unsigned access, int fd);
+/* Close the grants' held descriptors (a call a run of consecutive ones),
+ * and forget them: a rule made from the profile after this opens its path
+ * again. context_close_held_fds closes them and changes nothing in c, for
+ * a process that shares c's memory but has descriptors of its own. */
+void context_close_held(struct context *c);
+void context_close_held_fds(const struct context *c);
+/* Close every descriptor from lowfd up but the grants' held ones and keep
+ * (-1: none): false, having closed nothing, when the held ones were not
+ * opened in order. */
+bool context_close_unheld(const struct context *c, int lowfd, int keep);
 void context_add_socket(struct context *c, const char *path);
 /* A moat-wrapper a shell's tools lead to, which the sandbox must run. */
 void context_add_wrapper(struct context *c, const char *path);
@@ -119,6 +132,22 @@ int context_resolve_unplanted(const char *path, const char *const *areas, size_t
  * ".." after the missing part. */
 int context_resolve_unplanted_absent(const char *path, const char *const *areas, size_t n,
                                      const char *what, char **canon, struct error *err);
+
+/* The directory the last grant's path lies in, opened refusing every
+ * link, for the next ones there: zeroed to start, freed with
+ * context_lookup_dir_free. */
+struct lookup_dir {
+	char *path;
+	int fd;
+};
+void context_lookup_dir_free(struct lookup_dir *d);
+
+/* context_resolve_unplanted_absent for a grant, and *held: the descriptor
+ * its one lookup opened (O_PATH, close-on-exec), or -1 when it followed a
+ * link or the path is absent. The rule is made on *held (struct grant). A
+ * grant in dirs's directory is looked up below it (one component). */
+int context_resolve_grant(const char *path, const char *const *areas, size_t n,
+                          struct lookup_dir *dirs, char **canon, int *held, struct error *err);
 
 /* As context_resolve_unplanted, for what will run unconfined (a jailbroken
  * binary, its interpreter): refuse it when any part of it lies where

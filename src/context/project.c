@@ -113,7 +113,7 @@ static char *resolved(const char *path, const char *const *areas, size_t n)
 static void add_git_rule(struct context *c, const char *path, unsigned access)
 {
 	c->git = xrealloc_array(c->git, c->ngit + 1, sizeof(*c->git));
-	c->git[c->ngit++] = (struct grant){NULL, xstrdup(path), access};
+	c->git[c->ngit++] = (struct grant){.path = xstrdup(path), .access = access};
 }
 
 /* What git reads and writes in the common directory for a linked work tree:

@@ -1,9 +1,12 @@
 #include "context/settings.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/path.h"
@@ -144,6 +147,22 @@ int context_add_config_sockets(struct context *c, const struct config *cfg, stru
 	return 0;
 }
 
+/* Grants keep the descriptor their path was resolved with, for the
+ * sandbox's rule (one lookup a grant); those numbered at or above the
+ * limit returned are closed, and their rules look the path up again. The
+ * last 64 numbers stay free for what moat opens after planning (a
+ * session's pipes and terminal, other rules' lookups, the exec): held
+ * descriptors are close-on-exec, so the tool never sees them. */
+static int held_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX)
+		return INT_MAX - 64;
+	return (int)rl.rlim_cur - 64;
+}
+
 int context_add_config_grants(struct context *c, const struct config *cfg, const char *bin,
                               struct strbuf *warnings, struct error *err)
 {
@@ -154,9 +173,12 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 	const char *const *areas = (const char *const *)c->areas;
 	size_t nareas = c->nareas;
 	int rc = 0;
+	int held_below = n ? held_fd_limit() : 0;
+	struct lookup_dir dirs = {0};
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *why = path_refusal(grants[i].path);
 		char *canon = NULL;
+		int fd = -1;
 		if (why) {
 			cleanup_free char *file = settings_path(c->home);
 			error_set(err, "%s:%d:%d: refusing to grant '%s' to %s: %s", file,
@@ -166,18 +188,22 @@ int context_add_config_grants(struct context *c, const struct config *cfg, const
 			           "fix the path in config.zon; 'moat check' lists every problem");
 			err->status = EXIT_MOAT_FAILED;
 			rc = -1;
-		} else if (context_resolve_unplanted_absent(grants[i].path, areas, nareas,
-		                                            "to grant", &canon, err) < 0) {
+		} else if (context_resolve_grant(grants[i].path, areas, nareas, &dirs, &canon, &fd,
+		                                 err) < 0) {
 			sb_addf(warnings, "%s; skipped (%s)\n", err->msg, err->hint);
 			error_set(err, "%s", "");
 		}
+		if (fd >= held_below)
+			close(fd), fd = -1;
 		if (canon) {
 			unsigned access = ACCESS_READ | (grants[i].write ? ACCESS_WRITE : 0) |
 			                  (grants[i].exec ? ACCESS_EXEC : 0);
-			context_add_grant(c, grants[i].bin, canon, access);
-			free(canon);
+			context_add_grant(c, grants[i].bin, canon, access, fd);
+		} else if (fd >= 0) {
+			close(fd);
 		}
 	}
+	context_lookup_dir_free(&dirs);
 	config_grants_free(grants, n);
 	return rc;
 }

@@ -15,7 +15,7 @@ static int confirm(struct launch *l, struct error *err)
 	const char *home_seen = l->overrides.home ? l->overrides.home : l->ctx.home;
 	struct strbuf warnings = STRBUF_INIT;
 	int rc = (l->session ? confirm_start_session : confirm_start)(
-	    l->ctx.home, l->name, &l->profile, home_seen, &warnings, err);
+	    l->ctx.home, l->name, &l->profile, &l->support, home_seen, &warnings, err);
 	if (warnings.len && l->print_warnings)
 		l->print_warnings(warnings.buf);
 	sb_release(&warnings);
@@ -101,6 +101,7 @@ int launch_enter(struct launch *l, char **argv, struct error *err)
 			record_root(l, err);
 		launch_make_grant_dirs(l);
 		launch_make_git_files(l);
+		launch_unhold_protected(l);
 		if (launch_break_hard_links(l, err) < 0)
 			return EXIT_MOAT_FAILED;
 	}

@@ -107,6 +107,19 @@ static int break_links_below(struct walk *w, int dirfd, const char *dir, int dep
 	return rc;
 }
 
+void launch_unhold_protected(struct launch *l)
+{
+	struct profile *p = &l->profile;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct rule *q = &p->rules[i];
+		if (q->protect == PROTECT_NONE || q->protect == PROTECT_PIN)
+			continue;
+		for (size_t j = 0; j < p->nrules; j++)
+			if (p->rules[j].held && path_is_under(p->rules[j].path, q->path))
+				p->rules[j].held = false;
+	}
+}
+
 int launch_break_hard_links(const struct launch *l, struct error *err)
 {
 	struct walk w = {l, 0, err};

@@ -81,6 +81,14 @@ struct launch {
 int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool here,
                         struct error *err);
 
+/* The root moat run, moat shell and moat profile confine a session
+ * started in cwd to: the top of the git work tree around it, unless here
+ * (--here) or cfg's .root = "here" keep cwd (context_project_root). moat
+ * check, moat wrap and nix's judgments ask it too (cli_project_root), so
+ * that they judge where sandboxed code can write as a run here would. */
+void launch_project_root(const char *cwd, const char *home, const struct config *cfg, bool here,
+                         struct project_root *pr);
+
 /* Is r a write grant whose directory, when missing, launch_enter makes
  * (one under HOME)? */
 bool launch_grant_dir_to_make(const struct launch *l, const struct rule *r);

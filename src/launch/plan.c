@@ -23,16 +23,26 @@ static void explain_unparsable(struct launch *l, struct error *err)
 	own_free(&o);
 }
 
-int plan_load_config(struct launch *l, struct error *err)
+int plan_read_config(struct launch *l, const char *home, struct error *err)
 {
-	cleanup_free char *path = settings_path(l->ctx.home);
+	cleanup_free char *path = settings_path(home);
 	sb_addf(&l->notes, "config %s\n", path);
-	if (settings_read(path, &l->cfg, NULL, NULL, err) < 0) {
+	return settings_read(path, &l->cfg, NULL, NULL, err);
+}
+
+int plan_use_config(struct launch *l, int read, struct error *err)
+{
+	if (read < 0) {
 		explain_unparsable(l, err);
 		return -1;
 	}
 	context_set_areas(&l->ctx, &l->cfg);
 	return 0;
+}
+
+int plan_load_config(struct launch *l, struct error *err)
+{
+	return plan_use_config(l, plan_read_config(l, l->ctx.home, err), err);
 }
 
 int plan_check_own(struct launch *l, unsigned kinds, const char *const *binaries, size_t nbinaries,
@@ -65,6 +75,13 @@ int plan_build_profile(struct launch *l, const char *bin, struct error *err)
 	programs_protect(&l->profile, getenv("PATH"), l->ctx.home);
 	config_net_policy(&l->cfg, bin, l->ctx.root, l->ctx.home, &l->profile.net);
 	return 0;
+}
+
+void launch_close_held(struct launch *l)
+{
+	context_close_held(&l->ctx);
+	for (size_t i = 0; i < l->profile.nrules; i++)
+		l->profile.rules[i].held = false;
 }
 
 void launch_free(struct launch *l)

@@ -8,6 +8,12 @@
  * (l->ctx.areas). A file that does not parse is an error, which says so
  * when it lies where sandboxed code can write. */
 int plan_load_config(struct launch *l, struct error *err);
+/* Its two halves, for a session, whose root depends on the file (.root):
+ * read into l->cfg (-1 with err when it does not parse), then, the root
+ * known, the areas set or the failure explained (read: what the first
+ * returned, err: its error). */
+int plan_read_config(struct launch *l, const char *home, struct error *err);
+int plan_use_config(struct launch *l, int read, struct error *err);
 
 /* moat's own places of kinds (context/own.h) and the binaries given (NULL
  * entries skipped), judged against l->ctx.areas and past roots: -1 with
@@ -18,6 +24,10 @@ int plan_check_own(struct launch *l, unsigned kinds, const char *const *binaries
 /* The grants in force for bin (NULL: all, as a session unions them), the
  * sockets, the kernel's support, and the profile from l->ctx. */
 int plan_build_profile(struct launch *l, const char *bin, struct error *err);
+
+/* Close the grants' descriptors held since planning (context_close_held),
+ * and rule on their paths by lookup from now on. */
+void launch_close_held(struct launch *l);
 
 /* Make the directories of write grants that do not exist yet (mode 0700,
  * never through a link, never below where sandboxed code can write), so that
@@ -53,6 +63,11 @@ void launch_namespaces_worked(const struct launch *l);
  * cannot be written around (launch/hardlinks.c), with a warning for each.
  * -1 with err (status 125) for one that cannot be. */
 int launch_break_hard_links(const struct launch *l, struct error *err);
+
+/* A grant at or below a protected path is looked up again for its rule:
+ * launch_break_hard_links may give the file there a new inode, and the
+ * descriptor held since planning would keep the old one, the other name's. */
+void launch_unhold_protected(struct launch *l);
 
 /* Confine this process as planned (unless jailbroken or confined already),
  * make TMPDIR and the HOME override, set the environment and exec l->exe.

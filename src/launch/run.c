@@ -349,6 +349,9 @@ static int supervisor(void *data)
 	l->ctx.root_fd = -1;
 	if (root_fd >= 0)
 		close(root_fd);
+	/* The grants' descriptors were the tool's rules; l is read, not
+	 * changed: moat closes its own copies (session_run). */
+	context_close_held_fds(&l->ctx);
 	if (tool > 0)
 		relay_foreground(r, tool);
 	/* The terminal is the tool's now: held here, it would keep the
@@ -538,14 +541,25 @@ static void end_proxy(pid_t pid)
 	waitpid(pid, NULL, WNOHANG);
 }
 
-int session_run(struct launch *l, char **argv, struct error *err)
+/* A descriptor to a file outside would be a hole Landlock cannot close:
+ * all from 3 up go, but the grants' held ones (the rules of the tool,
+ * made before its exec) and the proxy's record of refusals, all
+ * close-on-exec: the tool never has them. Where the held ones were not
+ * opened in order, they go too (their rules look their paths up), and the
+ * record is kept as 3. */
+static void close_inherited(struct launch *l)
 {
-	/* A descriptor to a file outside would be a hole Landlock cannot close.
-	 * The proxy's record of refusals alone is kept, as 3, close-on-exec:
-	 * the tool never has it. */
+	if (context_close_unheld(&l->ctx, 3, l->net_log_fd > 0 ? l->net_log_fd : -1))
+		return;
+	launch_close_held(l);
 	if (l->net_log_fd > 0 && l->net_log_fd != 3)
 		l->net_log_fd = dup3(l->net_log_fd, 3, O_CLOEXEC) == 3 ? 3 : 0;
 	platform_close_from(l->net_log_fd > 0 ? 4 : 3);
+}
+
+int session_run(struct launch *l, char **argv, struct error *err)
+{
+	close_inherited(l);
 	int proxy[2] = {-1, -1};
 	if (l->profile.net.level == NET_HOSTS)
 		proxy_channel(proxy);
@@ -580,6 +594,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		close(proxy[0]); /* the supervisor's copy is the one it sends on */
 	if (pid > 0)
 		wait_for_start(ch.events[0]);
+	launch_close_held(l);
 	platform_cpu_release();
 	pid_t proxy_pid = start_proxy(l, proxy[1], pid > 0);
 	if (pid > 0 && isolated)

@@ -204,29 +204,22 @@ static void say_what_is_open(struct launch *l)
 		        l->support.abi, l->support.not_enforced);
 }
 
-/* Does config.zon keep the root here (.root = "here")? Read on its own,
- * before the root is known: plan_load_config then loads it for real,
- * refusing it inside the root chosen. */
-static bool config_keeps_here(const char *home)
-{
-	struct config cfg;
-	struct error ignored;
-	if (settings_load(home, NULL, &cfg, &ignored) < 0)
-		return false;
-	bool here = cfg.root == CONFIG_ROOT_HERE;
-	config_free(&cfg);
-	return here;
-}
-
 /* The root: the top of the git work tree around cwd unless told to keep
  * cwd, announced where it is not cwd, or where the top could not be one. */
-static int choose_root(struct launch *l, const char *home, bool here, struct error *err)
+void launch_project_root(const char *cwd, const char *home, const struct config *cfg, bool here,
+                         struct project_root *pr)
+{
+	context_project_root(cwd, home, here || cfg->root == CONFIG_ROOT_HERE, pr);
+}
+
+static int choose_root(struct launch *l, const char *home, const struct config *cfg, bool here,
+                       struct error *err)
 {
 	cleanup_free char *cwd = fs_cwd(err);
 	if (!cwd)
 		return -1;
 	struct project_root pr;
-	context_project_root(cwd, home, here || config_keeps_here(home), &pr);
+	launch_project_root(cwd, home, cfg, here, &pr);
 	if (pr.top && !pr.refused)
 		sb_addf(&l->info, "root %s, the top of the git work tree (--here: %s alone)\n",
 		        pr.root, cwd);
@@ -238,16 +231,32 @@ static int choose_root(struct launch *l, const char *home, bool here, struct err
 	return rc;
 }
 
+/* config.zon, read once: its .root = "here" chooses the root, which a file
+ * that does not parse is then explained against (plan_use_config). */
+static int choose_session_root(struct launch *l, const char *home, bool here, struct error *err)
+{
+	int read = plan_read_config(l, home, err);
+	static const struct config unread; /* no .root: the default */
+	cleanup_free struct error *unparsed = NULL;
+	if (read < 0) { /* kept until the root is known */
+		unparsed = xmalloc(sizeof(*unparsed));
+		*unparsed = *err;
+		error_clear(err);
+	}
+	if (choose_root(l, home, read == 0 ? &l->cfg : &unread, here, err) < 0)
+		return -1;
+	if (unparsed)
+		*err = *unparsed;
+	return plan_use_config(l, read, err);
+}
+
 /* A linked git work tree or a submodule whose git directory is elsewhere:
  * what git needs there, said once, with what git would run later (hooks,
  * config) kept read-only. */
 static void add_git_worktree(struct launch *l)
 {
-	size_t nareas;
-	char **areas = context_writable_areas(l->ctx.root, l->ctx.home, &l->cfg, &nareas);
 	cleanup_free char *why =
-	    context_add_git_worktree(&l->ctx, (const char *const *)areas, nareas);
-	context_free_areas(areas, nareas);
+	    context_add_git_worktree(&l->ctx, (const char *const *)l->ctx.areas, l->ctx.nareas);
 	if (why)
 		sb_addf(&l->info, "%s: not granted\n", why);
 	if (l->ctx.git_common)
@@ -287,7 +296,8 @@ static void note_absent_grants(struct launch *l)
 	for (size_t i = 0; i < l->profile.nrules; i++) {
 		const struct rule *r = &l->profile.rules[i];
 		struct stat st;
-		if (r->origin != ORIGIN_GRANT || stat(r->path, &st) == 0)
+		/* A held descriptor is the path, found a moment ago. */
+		if (r->origin != ORIGIN_GRANT || r->held || stat(r->path, &st) == 0)
 			continue;
 		sb_addf(&l->notes, "grant of %s to %s: absent, %s\n", r->path,
 		        r->bin ? r->bin : "*",
@@ -301,7 +311,7 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 {
 	*l = (struct launch){.session = true};
 	const char *home = context_real_home(err);
-	if (!home || choose_root(l, home, here, err) < 0)
+	if (!home || choose_session_root(l, home, here, err) < 0)
 		return -1;
 	sb_addf(&l->notes, "root %s (home %s)\n", l->ctx.root, l->ctx.home);
 	/* Wrapped tools inside the session must be able to run it. */
@@ -313,8 +323,6 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 	cleanup_free char *copy_canon = platform_canonical_path(copy);
 	if (copy_canon && shell_is_wrapper(copy_canon))
 		context_add_wrapper(&l->ctx, copy_canon);
-	if (plan_load_config(l, err) < 0)
-		return -1;
 	/* moat's own files and binaries decide how this and every later run is
 	 * confined (context/own.h). Inside a sandbox already (a nested
 	 * session) nothing here runs unconfined, and the outer sandbox bounds

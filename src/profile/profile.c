@@ -195,6 +195,13 @@ static int add_grants(struct profile *p, const struct profile_input *in, struct 
 		if (why)
 			return error_set(err, "refusing to grant '%s': %s", g->path, why);
 		profile_add_rule(p, g->path, g->access, ORIGIN_GRANT, g->bin);
+		/* The rule for that path (this grant's, or one it widened)
+		 * rules on the descriptor the context resolved it with. */
+		struct rule *r = &p->rules[*rule_slot(p, g->path) - 1];
+		if (g->held && !r->held) {
+			r->held = true;
+			r->fd = g->fd;
+		}
 	}
 	return 0;
 }

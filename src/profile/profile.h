@@ -66,6 +66,11 @@ struct rule {
 	enum rule_origin origin;
 	char *bin;                 /* for grants: the binary the grant named ("*" for all) */
 	enum protect_kind protect; /* ORIGIN_PROTECTED and ORIGIN_PINNED rules */
+	/* held: fd is path as the context resolved it (a grant's O_PATH
+	 * descriptor, borrowed from the context), so the backend rules on what
+	 * was checked with no second lookup. A zeroed rule holds nothing. */
+	bool held;
+	int fd;
 };
 
 /* Names, owned. */
@@ -137,6 +142,8 @@ struct grant {
 	const char *bin;
 	const char *path;
 	unsigned access;
+	bool held; /* fd: path's descriptor, the context's (struct rule) */
+	int fd;
 };
 
 /* Facts the context gathered from the host; the builder only combines them. */

@@ -177,7 +177,10 @@ static int add_path_rule(int ruleset, int fd, uint64_t rights, uint64_t *got)
 static int add_rule(int ruleset, const struct rule *r, const struct profile *p, int root_fd,
                     uint64_t handled, struct error *err)
 {
-	cleanup_close int fd = open_rule_path(r, p->root, root_fd);
+	/* A held descriptor is the context's, and close-on-exec: the exec
+	 * closes it, with no call a rule. */
+	cleanup_close int opened = r->held ? -1 : open_rule_path(r, p->root, root_fd);
+	int fd = r->held ? r->fd : opened;
 	if (fd < 0) {
 		/* A path that does not exist gets no rule: it is simply not there;
 		 * nor does one that now passes through a symlink. */

@@ -30,7 +30,9 @@ void sandbox_note_own_pids(struct sandbox_support *s);
 /* Confine the calling process (and all it will exec) to the profile:
  * no_new_privs, the seccomp filter, then one Landlock ruleset. Must be called
  * single-threaded, right before exec. root_fd, when not -1, is p->root
- * opened already (context.h): its rule is made on that, not on a lookup. */
+ * opened already (context.h): its rule is made on that, not on a lookup;
+ * so is a rule that holds its path's descriptor (struct rule's held: a
+ * grant's, close-on-exec, left for the exec to close). */
 int sandbox_apply(const struct profile *p, const struct sandbox_support *s, int root_fd,
                   struct error *err);
 

@@ -39,6 +39,27 @@ printf '%s\n' 'cat <&7; echo "status=$?"' | "$MOAT" shell 7<"$KEY" >"$T/.out" 2>
 "$MOAT" run -- cat <"$PROJ/readme" >"$T/.out" 2>"$T/.err" # (run would take stdin from /dev/null)
 expect_out "standard input passes (the user's own redirection)" '^PROJECT-FILE$'
 
+# --- with grants: their descriptors, held since planning, are no gap --------
+# moat keeps each grant's descriptor from resolving its path to make its
+# rule, and closes everything else from 3 up: the caller's descriptors
+# between and above those are closed all the same.
+mkdir -p "$HOME/granted"
+for i in 01 02 03 04 05 06 07 08 09 10 11 12; do
+	mkdir -p "$HOME/granted/$i" && echo "GRANTED-$i" >"$HOME/granted/$i/file"
+	"$MOAT" allow '*' "$HOME/granted/$i" >/dev/null 2>&1 || not_ok "moat allow $HOME/granted/$i"
+done
+expect_ok "with 12 grants, a granted file is readable" "$MOAT" run -- cat "$HOME/granted/12/file"
+expect_out "with its content" '^GRANTED-12$'
+run bash -c 'cat <&5; cat <&250' 5<"$KEY" 250<"$KEY"
+expect_out "control: fds 5 and 250 on the key are readable unconfined" DECOY-SSH-KEY
+run "$MOAT" run -- bash -c 'cat <&5; cat <&250; ls /proc/self/fd/' 5<"$KEY" 250<"$KEY"
+! grep -q DECOY-SSH-KEY "$T/.out" && [ "$(grep -c 'Bad file descriptor' "$T/.err")" = 2 ] &&
+	ok "moat run with grants: fds 5 and 250 on the key are closed" ||
+	{ not_ok "moat run with grants: fds 5 and 250 on the key are closed" && _show grants-fd; }
+[ "$(tr -s ' \n' ' ' <"$T/.out")" = "0 1 2 3 " ] &&
+	ok "moat run with grants: the tool gets no grant's descriptor" ||
+	{ not_ok "moat run with grants: the tool gets no grant's descriptor" && _show grants-ls; }
+
 # --- moat-wrapper keeps them, by design ------------------------------------
 SHELLDIR=$XDG_DATA_HOME/moat/shells/fdtools
 expect_ok "moat wrap a shell to test with" "$MOAT" wrap fdtools /bin/sh /bin/cat
@@ -57,6 +78,10 @@ if [ -x "$SHELLDIR/bin/sh" ]; then
 	[ -n "$unwrapped" ] && [ "$(tr -s ' \n' ' ' <"$T/.out")" = "$unwrapped" ] &&
 		ok "moat-wrapper: the tool gets no descriptor of the wrapper's own ($unwrapped)" ||
 		{ not_ok "moat-wrapper: the tool gets no descriptor of the wrapper's own (unwrapped: $unwrapped)" && _show wrapper-fds; }
+	run env MOAT_ROOT="$PROJ" "$SHELLDIR/bin/sh" -c "cat '$HOME/granted/01/file'; ls /proc/self/fd/" 7<"$KEY"
+	[ "$(head -n 1 "$T/.out")" = GRANTED-01 ] && [ "$(tail -n +2 "$T/.out" | tr -s ' \n' ' ')" = "$unwrapped" ] &&
+		ok "moat-wrapper: with 12 grants the tool reads one and gets no grant's descriptor" ||
+		{ not_ok "moat-wrapper: with 12 grants the tool reads one and gets no grant's descriptor" && _show wrapper-grant-fds; }
 	if [ -x "$SHELLDIR/bin/make" ]; then
 		mkdir -p "$PROJ/sub"
 		printf 'all: a b\na b:\n\t@echo sub-$@ $(findstring jobserver,$(MAKEFLAGS))\n' >"$PROJ/sub/Makefile"

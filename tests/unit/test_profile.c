@@ -99,9 +99,9 @@ static void test_refused_roots(void)
 static void test_grants(void)
 {
 	struct grant grants[] = {
-	    {"git", "/home/u/.gitconfig", ACCESS_READ},
-	    {"cargo", "/home/u/.cargo", ACCESS_RW},
-	    {"cargo", "/home/u/.cargo", ACCESS_READ | ACCESS_EXEC},
+	    {.bin = "git", .path = "/home/u/.gitconfig", .access = ACCESS_READ},
+	    {.bin = "cargo", .path = "/home/u/.cargo", .access = ACCESS_RW},
+	    {.bin = "cargo", .path = "/home/u/.cargo", .access = ACCESS_READ | ACCESS_EXEC},
 	};
 	struct profile_input in = {.root = "/home/u/proj",
 	                           .home = "/home/u",
@@ -121,7 +121,7 @@ static void test_grants(void)
 
 	static const char *const bad[] = {"/home/u", "/home", "/", "rel/x", "/a/../b", "/a/\nb"};
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
-		struct grant g = {"x", bad[i], ACCESS_READ};
+		struct grant g = {.bin = "x", .path = bad[i], .access = ACCESS_READ};
 		struct profile_input in2 = {
 		    .root = "/home/u/proj", .home = "/home/u", .grants = &g, .ngrants = 1};
 		CHECK(profile_build(&in2, &p, &err) < 0, "grant of '%s' is refused", bad[i]);
@@ -139,9 +139,11 @@ static void test_many_grants(void)
 	static struct grant grants[3 * N];
 	for (size_t i = 0; i < N; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "/srv/g/%04zu", i);
-		grants[i] = (struct grant){"a", paths[i], ACCESS_READ};
-		grants[N + i] = (struct grant){"b", paths[N - 1 - i], ACCESS_RW};
-		grants[2 * N + i] = (struct grant){"c", paths[i], ACCESS_READ};
+		grants[i] = (struct grant){.bin = "a", .path = paths[i], .access = ACCESS_READ};
+		grants[N + i] =
+		    (struct grant){.bin = "b", .path = paths[N - 1 - i], .access = ACCESS_RW};
+		grants[2 * N + i] =
+		    (struct grant){.bin = "c", .path = paths[i], .access = ACCESS_READ};
 	}
 	struct profile_input in = {
 	    .root = "/home/u/proj", .home = "/home/u", .grants = grants, .ngrants = 3 * N};

@@ -108,9 +108,11 @@ static void golden_case(const char *name, const struct profile_input *in, bool n
 }
 
 static const struct grant the_grants[] = {
-    {"git", HOME "/.gitconfig", ACCESS_READ}, {"cargo", HOME "/.cargo", ACCESS_RW},
-    {"cargo", HOME "/.rustup", ACCESS_RX},    {"zig", HOME "/.cache/zig", ACCESS_ALL},
-    {"*", HOME "/.config/nvim", ACCESS_READ},
+    {.bin = "git", .path = HOME "/.gitconfig", .access = ACCESS_READ},
+    {.bin = "cargo", .path = HOME "/.cargo", .access = ACCESS_RW},
+    {.bin = "cargo", .path = HOME "/.rustup", .access = ACCESS_RX},
+    {.bin = "zig", .path = HOME "/.cache/zig", .access = ACCESS_ALL},
+    {.bin = "*", .path = HOME "/.config/nvim", .access = ACCESS_READ},
 };
 
 static void test_goldens(void)
@@ -136,7 +138,9 @@ static void test_goldens(void)
 	            true);
 
 	static const struct grant spaced[] = {
-	    {"code", HOME "/Library/Application Support/Code", ACCESS_READ},
+	    {.bin = "code",
+	     .path = HOME "/Library/Application Support/Code",
+	     .access = ACCESS_READ},
 	};
 	golden_case("root-with-spaces.sb",
 	            &(struct profile_input){.platform = PLATFORM_MACOS,
@@ -422,7 +426,9 @@ static void test_deterministic(void)
 static void test_comment_injection(void)
 {
 	static const struct grant evil[] = {
-	    {"x\n(allow default)\n(allow file* (subpath \"/\"))", HOME "/.x", ACCESS_READ},
+	    {.bin = "x\n(allow default)\n(allow file* (subpath \"/\"))",
+	     .path = HOME "/.x",
+	     .access = ACCESS_READ},
 	};
 	struct profile_input in = {.platform = PLATFORM_MACOS,
 	                           .root = ROOT,

@@ -197,7 +197,7 @@ static void test_isolate_host_paths(void)
 	}
 	struct profile p;
 	struct error err;
-	struct grant g = {"*", "/tmp/cache", ACCESS_RW};
+	struct grant g = {.bin = "*", .path = "/tmp/cache", .access = ACCESS_RW};
 	struct profile_input in = {
 	    .root = "/home/u/proj", .home = "/home/u", .grants = &g, .ngrants = 1};
 	CHECK(profile_build(&in, &p, &err) == 0, "builds with a grant below /tmp");

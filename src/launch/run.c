@@ -553,7 +553,10 @@ static void close_inherited(struct launch *l)
 		return;
 	launch_close_held(l);
 	if (l->net_log_fd > 0 && l->net_log_fd != 3)
-		l->net_log_fd = dup3(l->net_log_fd, 3, O_CLOEXEC) == 3 ? 3 : 0;
+		/* dup2 and then FD_CLOEXEC, not Linux's dup3: this file builds
+		 * for macOS too. */
+		l->net_log_fd =
+		    dup2(l->net_log_fd, 3) == 3 && fcntl(3, F_SETFD, FD_CLOEXEC) == 0 ? 3 : 0;
 	platform_close_from(l->net_log_fd > 0 ? 4 : 3);
 }
 

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/envvars.h"
 #include "base/path.h"
 #include "context/context.h"
 #include "sandbox/sandbox.h"
@@ -67,7 +68,7 @@ static int confined_child(const char *root, const char *home, const char *secret
 		failures |= SECRET_READ;
 	if (!can_create(made))
 		failures |= ROOT_NOT_WRITABLE;
-	setenv(MOAT_SANDBOX_ENV, root, 1);
+	setenv(ENV_SANDBOX, root, 1);
 	if (!sandbox_already_confined(root, home))
 		failures |= NOT_CONFINED;
 	return failures;
@@ -92,10 +93,10 @@ int main(void)
 	CHECK(sandbox_probe(&s, &err) == 0, "libsandbox has the functions moat uses (%s)", err.msg);
 	CHECK(!sandbox_isolation_works(), "no namespaces to make on macOS");
 
-	setenv(MOAT_SANDBOX_ENV, root, 1);
+	setenv(ENV_SANDBOX, root, 1);
 	CHECK(!sandbox_already_confined(root, home),
 	      "a forged MOAT_SANDBOX outside a sandbox is not believed");
-	unsetenv(MOAT_SANDBOX_ENV);
+	unsetenv(ENV_SANDBOX);
 	cleanup_free char *made = path_join(root, "made");
 	CHECK(can_read(secret) && can_create(made),
 	      "control: unconfined, the secret reads and the root takes a file");

@@ -82,6 +82,8 @@ struct proxy {
 	struct conn *dead; /* closed during this batch of events */
 	unsigned long recorded[MAX_RECORDED];
 	size_t nrecorded;
+	size_t unrecorded; /* refusals once the record was full */
+	off_t end;         /* of the record's lines */
 };
 
 /* --- addresses --------------------------------------------------------- */
@@ -196,11 +198,20 @@ static unsigned long hash_host(const char *host, unsigned port)
 	return h;
 }
 
+/* The record is best effort: a failed write leaves the refusal standing. */
+static void record_line(struct proxy *px, const char *line, size_t n, bool advance)
+{
+	if (pwrite(px->log, line, n, px->end) == (ssize_t)n && advance)
+		px->end += (off_t)n;
+}
+
 /* "host port\n", once each, and only a host `moat allow --net` takes:
- * what the trace turns into that line. */
+ * what the trace turns into that line. Once MAX_RECORDED are, a line
+ * "+N\n" after them, rewritten in place, counts the refusals left out:
+ * the trace says that some are missing rather than that there were none. */
 static void record_refusal(struct proxy *px, const char *host, unsigned port)
 {
-	if (px->log < 0 || px->nrecorded == MAX_RECORDED)
+	if (px->log < 0)
 		return;
 	unsigned long h = hash_host(host, port);
 	for (size_t i = 0; i < px->nrecorded; i++)
@@ -210,12 +221,17 @@ static void record_refusal(struct proxy *px, const char *host, unsigned port)
 	struct error ignored;
 	if (netpolicy_add_item(&check, host, &ignored) < 0 || check.level != NET_HOSTS)
 		return;
-	px->recorded[px->nrecorded++] = h;
 	char line[NETPOLICY_HOST_MAX + 16];
-	int n = snprintf(line, sizeof(line), "%s %u\n", host, port);
-	if (n > 0 && (size_t)n < sizeof(line) && write(px->log, line, (size_t)n) < 0) {
-		/* the record is best effort: the refusal stands */
-	}
+	int n;
+	if (px->nrecorded == MAX_RECORDED)
+		n = snprintf(line, sizeof(line), "+%zu\n", ++px->unrecorded);
+	else
+		n = snprintf(line, sizeof(line), "%s %u\n", host, port);
+	if (n <= 0 || (size_t)n >= sizeof(line))
+		return;
+	if (px->nrecorded < MAX_RECORDED)
+		px->recorded[px->nrecorded++] = h;
+	record_line(px, line, (size_t)n, !px->unrecorded);
 }
 
 int proxy_record_open(void)
@@ -224,16 +240,21 @@ int proxy_record_open(void)
 	return fd > 0 ? fd : 0;
 }
 
-void proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),
-                         void *arg)
+size_t proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),
+                           void *arg)
 {
-	char buf[MAX_RECORDED * (NETPOLICY_HOST_MAX + 8)];
+	static char buf[MAX_RECORDED * (NETPOLICY_HOST_MAX + 8) + 32];
+	size_t more = 0;
 	ssize_t n = pread(log_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
-		return;
+		return 0;
 	buf[n] = '\0';
 	for (char *line = buf, *end; (end = strchr(line, '\n')); line = end + 1) {
 		*end = '\0';
+		if (*line == '+') {
+			more = strtoul(line + 1, NULL, 10);
+			continue;
+		}
 		char *sp = strrchr(line, ' ');
 		if (!sp)
 			continue;
@@ -242,6 +263,7 @@ void proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port,
 		if (port > 0 && port < 65536)
 			fn(line, (unsigned)port, arg);
 	}
+	return more;
 }
 
 /* --- connections ------------------------------------------------------- */

@@ -108,6 +108,8 @@ struct trace_facts {
 	const char *const *own;
 	const char *const *own_what;
 	size_t nown;
+	/* Refusals of a hosts policy's proxy past what its record holds. */
+	size_t proxy_unrecorded;
 };
 
 /* Render the report for stderr: the refused paths, grouped, the refusals

@@ -81,6 +81,18 @@ ran_and_failed && grep -q "403" "$T/.err" &&
 	ok "and through CONNECT too" || { not_ok "refused through CONNECT" && _show; }
 run "$MOAT" run --net localhost:"$P" -- curl -sS --max-time 10 "http://other.test:$P/"
 expect_out "the refusal says why" "other.test port $P is not in this session's network policy"
+# --trace: the proxy's refusals are the proxy's, not the seccomp filter's;
+# and once its record is full (256 hosts), the report says how many more
+# there were rather than hiding them.
+FLOOD='import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+for i in range(261):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(b"CONNECT junk%d.test:443 HTTP/1.1\r\n\r\n" % i); s.recv(100); s.close()'
+run "$MOAT" run --trace --net localhost -- "$PY" -c "$FLOOD"
+expect_out "--trace: the proxy's refusals are described as the proxy's" "^moat: 256 host\(s\) refused by moat's proxy"
+expect_no_out "(not as the seccomp filter's)" 0 "seccomp"
+expect_out "--trace: 261 refusals, 256 recorded: the other 5 are said to be missing" "^moat: 5 more refusals of moat's proxy not recorded$"
 
 if [ -n "$NONLO" ]; then
 	expect_ok "control: the server on this machine's $NONLO answers without moat" curl -sSf --max-time 10 "http://$NONLO:$P/"

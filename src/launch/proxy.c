@@ -121,11 +121,12 @@ static bool v4_refused(uint32_t a)
 /* The IPv6 counterparts, and AWS's (fd00:ec2::254) and GCP's (fd20:ce::254)
  * metadata addresses; fc00::/7 otherwise stays reachable. ::a.b.c.d (v4
  * compatible, deprecated since RFC 4291) has no use but to disguise an
- * IPv4 address. v4-mapped ones were unmapped before (unmap_v4). */
+ * IPv4 address. v4-mapped ones were unmapped before (unmap_v4). (The
+ * last group, 254, is hexadecimal: bytes 0x02 0x54.) */
 static bool v6_refused(const struct in6_addr *a)
 {
-	static const uint8_t aws[16] = {0xfd, 0x00, 0x0e, 0xc2, [15] = 0x54};
-	static const uint8_t gcp[16] = {0xfd, 0x20, 0x00, 0xce, [15] = 0x54};
+	static const uint8_t aws[16] = {0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54};
+	static const uint8_t gcp[16] = {0xfd, 0x20, 0x00, 0xce, [14] = 0x02, [15] = 0x54};
 	return IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_LINKLOCAL(a) ||
 	       IN6_IS_ADDR_MULTICAST(a) || IN6_IS_ADDR_V4COMPAT(a) || IN6_IS_ADDR_V4MAPPED(a) ||
 	       memcmp(a, aws, 16) == 0 || memcmp(a, gcp, 16) == 0;

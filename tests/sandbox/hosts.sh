@@ -26,9 +26,10 @@ P=$((24000 + ($$ % 4000)))
 NONLO=$(ip -4 -o addr show 2>/dev/null | awk '$2 != "lo" && $2 !~ /^mth/ { sub("/.*", "", $4); print $4; exit }')
 # A threaded HTTP server with room in its backlog for the load test:
 # serve ADDR PORT DIR, "ready" on stdout once it listens.
-SERVE='import http.server, sys, functools
+SERVE='import http.server, socket, sys, functools
 class S(http.server.ThreadingHTTPServer):
     request_queue_size = 512
+    address_family = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
 h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[3])
 h.func.log_message = lambda *a: None
 s = S((sys.argv[1], int(sys.argv[2])), h)
@@ -225,6 +226,11 @@ for meta in 100.100.100.200 168.63.129.16; do
 	ip -n "$NS" addr add "$meta/32" dev "mth$$b" && ip route add "$meta/32" dev "$VETH" &&
 		serve ip netns exec "$NS" "$meta" 8000 || not_ok "a server on $meta in the namespace started"
 done
+# GCP's and AWS's IPv6 metadata addresses, on IPv6 networks of the veth's.
+for net in fd20:ce: fd00:ec2:; do
+	ip -6 addr add "$net:1/64" dev "$VETH" nodad && ip -n "$NS" -6 addr add "$net:254/64" dev "mth$$b" nodad &&
+		serve ip netns exec "$NS" "$net:254" 8000 || not_ok "a server on $net:254 in the namespace started"
+done
 # An address of this machine's that no interface lists: an AnyIP route.
 ANYIP=10.78.$N.0/24
 ip route add local "$ANYIP" dev lo && serve env "10.78.$N.7" 8000 || not_ok "a server on the AnyIP 10.78.$N.7 started"
@@ -250,6 +256,8 @@ HOSTS=$T/hosts
 	echo "10.78.$N.7 anyip.test"
 	echo "100.100.100.200 aliyun.test"
 	echo "168.63.129.16 azure.test"
+	echo "fd20:ce::254 gcp.test"
+	echo "fd00:ec2::254 aws.test"
 	echo "10.77.$N.9 nobody.test"
 } >"$HOSTS"
 # named CMD...: CMD where /etc/hosts holds the names above.
@@ -280,10 +288,10 @@ ran_and_failed && ! grep -q HELLO "$T/.out" && ok "its address, without the prox
 	{ not_ok "its address without the proxy has no route" && _show; }
 # A name whose DNS an attacker controls leads to the host, or to a cloud's
 # metadata service: refused, through an absolute URI and through CONNECT.
-for name in mapped.test own.test anyip.test aliyun.test azure.test; do
+for name in mapped.test own.test anyip.test aliyun.test azure.test gcp.test aws.test; do
 	expect_ok "control: $name reaches its server without moat" named curl -sSf --max-time 10 "http://$name:8000/"
 done
-for name in loop.test:"$P" meta.test:8000 own.test:8000 mapped.test:8000 anyip.test:8000 aliyun.test:8000 azure.test:8000; do
+for name in loop.test:"$P" meta.test:8000 own.test:8000 mapped.test:8000 anyip.test:8000 aliyun.test:8000 azure.test:8000 gcp.test:8000 aws.test:8000; do
 	for p in "" -p; do
 		run named "$MOAT" run --net "$name" -- curl -sSf --max-time 10 $p "http://$name/"
 		ran_and_failed && grep -qE "502|CONNECT tunnel failed" "$T/.err" && ! grep -q HELLO "$T/.out" &&

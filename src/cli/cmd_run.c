@@ -101,15 +101,17 @@ static void open_proxy_record(struct launch *s)
 		s->net_log_fd = proxy_record_open();
 }
 
-static void read_proxy_record(struct launch *s, struct trace_log *log, const char *cmd)
+/* How many refusals the record had no room for. */
+static size_t read_proxy_record(struct launch *s, struct trace_log *log, const char *cmd)
 {
 	if (s->net_log_fd <= 0)
-		return;
+		return 0;
 	const char *slash = strrchr(cmd, '/');
 	struct proxied p = {log, slash ? slash + 1 : cmd};
-	proxy_read_refusals(s->net_log_fd, add_proxy_refusal, &p);
+	size_t more = proxy_read_refusals(s->net_log_fd, add_proxy_refusal, &p);
 	close(s->net_log_fd);
 	s->net_log_fd = 0;
+	return more;
 }
 
 /* json: NULL for the text report, "" for JSON on stderr, else a file. */
@@ -134,10 +136,11 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 		trace_log_free(&log);
 		return EXIT_MOAT_FAILED;
 	}
-	read_proxy_record(s, &log, cmd[0]);
+	size_t unrecorded = read_proxy_record(s, &log, cmd[0]);
 	int status = WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : WEXITSTATUS(wstatus);
 	cleanup_free char *config = settings_path(s->ctx.home);
-	struct trace_facts f = {s->ctx.home, config, s->support.abi, status, NULL, NULL, 0, NULL};
+	struct trace_facts f = {
+	    .home = s->ctx.home, .config = config, .abi = s->support.abi, .status = status};
 	struct own_places own;
 	own_gather_all(&own, s->ctx.home);
 	own_canonicalize(&own);
@@ -149,6 +152,7 @@ static int run_traced(struct launch *s, char **cmd, const char *json, struct err
 	}
 	f.own = own_paths, f.own_what = own_what, f.nown = own.n;
 	f.path_env = getenv("PATH");
+	f.proxy_unrecorded = unrecorded;
 	struct strbuf report = STRBUF_INIT, doc = STRBUF_INIT;
 	if (!json || *json) {
 		trace_report(&log, &s->profile, &f, &report);

@@ -10,15 +10,16 @@
  * another host down a connection judged for the first (it would reach the
  * first host's server anyway). Names are resolved as the system does
  * (getaddrinfo: /etc/hosts, then DNS), here, outside the sandbox; an
- * address on loopback, link-local (the cloud metadata address), multicast,
- * unspecified or one of this machine's own is never connected to, whatever
- * name led there. Resolving blocks the loop: a slow DNS answer holds every
- * other connection's bytes meanwhile (docs/security.md). */
+ * address on loopback, link-local, a cloud's metadata address, multicast,
+ * unspecified or one of this machine's own (asked of the kernel at each
+ * connect) is never connected to, whatever name led there. Resolving blocks the loop: a slow DNS
+ * answer holds every other connection's bytes meanwhile (docs/security.md). */
 #include "launch/proxy.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -41,7 +42,7 @@
  * one) and two pipes (a pipe holds 64 KiB by default); at most MAX_CONNS
  * connections, fewer when the descriptor limit is lower (six each):
  * 32 MiB of buffers at worst, and the pipes' pages. */
-enum { BUF = 16384, MAX_CONNS = 1024, MAX_OWN = 64, MAX_RECORDED = 256, CHUNK = 65536 };
+enum { BUF = 16384, MAX_CONNS = 1024, MAX_RECORDED = 256, CHUNK = 65536 };
 
 /* One direction. What moat itself says or rewrote goes first, from buf
  * (the rest of a request's head, a rewritten request, the 200 of a
@@ -79,74 +80,113 @@ struct proxy {
 	int epoll, listener, log;
 	size_t nconns, max_conns;
 	struct conn *dead; /* closed during this batch of events */
-	struct sockaddr_storage own[MAX_OWN];
-	size_t nown;
-	bool own_known; /* learnt at the first connection, off the session's start */
 	unsigned long recorded[MAX_RECORDED];
 	size_t nrecorded;
+	size_t unrecorded; /* refusals once the record was full */
+	off_t end;         /* of the record's lines */
 };
 
 /* --- addresses --------------------------------------------------------- */
 
-static bool same_addr(const struct sockaddr *a, const struct sockaddr_storage *b)
+/* ::ffff:a.b.c.d is a.b.c.d: rewritten in place (the addrinfo's buffer
+ * holds a sockaddr_in6, larger) so that it is judged, and connected to,
+ * as the IPv4 address it is, whatever the IPv6 rules below say. */
+static void unmap_v4(struct addrinfo *a)
 {
-	if (a->sa_family != b->ss_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-	              &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
+	if (a->ai_family != AF_INET6)
+		return;
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)a->ai_addr;
+	if (!IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		return;
+	struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = s6->sin6_port};
+	memcpy(&s4.sin_addr, &s6->sin6_addr.s6_addr[12], 4);
+	memcpy(a->ai_addr, &s4, sizeof(s4));
+	a->ai_family = AF_INET, a->ai_addrlen = sizeof(s4);
 }
 
+/* Loopback, unspecified, multicast, broadcast, link-local (the metadata
+ * address 169.254.169.254 among them) and the other clouds' metadata
+ * addresses: Alibaba's 100.100.100.200 (the one address, not its
+ * 100.64.0.0/10: that is carrier-grade NAT space, where Tailscale's
+ * hosts live too) and Azure's WireServer 168.63.129.16. Private ranges
+ * (10/8, 172.16/12, 192.168/16) stay reachable: a policy's name may
+ * resolve there (docs/security.md). */
 static bool v4_refused(uint32_t a)
 {
 	return (a >> 24) == 0 || (a >> 24) == 127 || (a >> 16) == 0xa9fe /* 169.254/16 */ ||
-	       (a >> 28) == 0xe /* multicast */ || a == 0xffffffffu;
+	       (a >> 28) == 0xe /* multicast */ || a == 0xffffffffu ||
+	       a == 0x646464c8u /* 100.100.100.200 */ || a == 0xa83f8110u /* 168.63.129.16 */;
 }
 
-/* Loopback, link-local (the metadata address 169.254.169.254 among them),
- * unspecified, multicast, broadcast, and this machine's own addresses:
- * what a name an attacker controls could point at to reach the host. */
-static void learn_own_addresses(struct proxy *px);
-
-static bool addr_refused(struct proxy *px, const struct sockaddr *sa)
+/* The IPv6 counterparts, and AWS's (fd00:ec2::254) and GCP's (fd20:ce::254)
+ * metadata addresses; fc00::/7 otherwise stays reachable. ::a.b.c.d (v4
+ * compatible, deprecated since RFC 4291) has no use but to disguise an
+ * IPv4 address. v4-mapped ones were unmapped before (unmap_v4). (The
+ * last group, 254, is hexadecimal: bytes 0x02 0x54.) */
+static bool v6_refused(const struct in6_addr *a)
 {
-	if (!px->own_known)
-		learn_own_addresses(px);
-	for (size_t i = 0; i < px->nown; i++)
-		if (same_addr(sa, &px->own[i]))
-			return true;
-	if (sa->sa_family == AF_INET)
-		return v4_refused(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
-	if (sa->sa_family != AF_INET6)
-		return true;
-	const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-	static const uint8_t metadata6[16] = {0xfd, 0x00, 0x0e, 0xc2, [15] = 0x54};
-	if (IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a)) {
-		uint32_t v4;
-		memcpy(&v4, &a->s6_addr[12], 4);
-		return v4_refused(ntohl(v4)) || IN6_IS_ADDR_V4COMPAT(a);
-	}
+	static const uint8_t aws[16] = {0xfd, 0x00, 0x0e, 0xc2, [14] = 0x02, [15] = 0x54};
+	static const uint8_t gcp[16] = {0xfd, 0x20, 0x00, 0xce, [14] = 0x02, [15] = 0x54};
 	return IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_LINKLOCAL(a) ||
-	       IN6_IS_ADDR_MULTICAST(a) || memcmp(a, metadata6, 16) == 0;
+	       IN6_IS_ADDR_MULTICAST(a) || IN6_IS_ADDR_V4COMPAT(a) || IN6_IS_ADDR_V4MAPPED(a) ||
+	       memcmp(a, aws, 16) == 0 || memcmp(a, gcp, 16) == 0;
 }
 
-static void learn_own_addresses(struct proxy *px)
+/* Whether the kernel would deliver a connection to sa here, on this
+ * machine: asked per connect (RTM_GETROUTE), so that an address added
+ * after the session started (a VPN, a container bridge) counts, and an
+ * AnyIP route (`ip route add local 10.9.0.0/16 dev lo`) too, which no
+ * list of interface addresses shows. Only a unicast route that leaves
+ * the machine is not: a local, broadcast or unanswerable one is (fail
+ * closed); no route at all is not, the connect fails anyway. */
+static bool addr_is_local(const struct sockaddr *sa)
 {
-	struct ifaddrs *list;
-	px->own_known = true;
-	if (getifaddrs(&list) < 0)
-		return;
-	for (struct ifaddrs *i = list; i && px->nown < MAX_OWN; i = i->ifa_next) {
-		if (!i->ifa_addr ||
-		    (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
-			continue;
-		size_t n = i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-		                                             : sizeof(struct sockaddr_in6);
-		memcpy(&px->own[px->nown++], i->ifa_addr, n);
-	}
-	freeifaddrs(list);
+	struct {
+		struct nlmsghdr h;
+		struct rtmsg r;
+		struct rtattr a;
+		uint8_t dst[16];
+	} q = {.h = {.nlmsg_type = RTM_GETROUTE, .nlmsg_flags = NLM_F_REQUEST},
+	       .r = {.rtm_family = (uint8_t)sa->sa_family},
+	       .a = {.rta_type = RTA_DST}};
+	size_t n = sa->sa_family == AF_INET ? 4 : 16;
+	memcpy(q.dst,
+	       sa->sa_family == AF_INET
+	           ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+	           : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr,
+	       n);
+	q.r.rtm_dst_len = (uint8_t)(n * 8);
+	q.a.rta_len = (unsigned short)RTA_LENGTH(n);
+	q.h.nlmsg_len = (uint32_t)NLMSG_LENGTH(sizeof(q.r)) + RTA_ALIGN(q.a.rta_len);
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return true;
+	union {
+		struct nlmsghdr h;
+		char buf[1024];
+	} ans;
+	ssize_t got = send(fd, &q, q.h.nlmsg_len, 0) < 0 ? -1 : recv(fd, &ans, sizeof(ans), 0);
+	close(fd);
+	if (got < (ssize_t)sizeof(ans.h) || !NLMSG_OK(&ans.h, (size_t)got))
+		return true;
+	if (ans.h.nlmsg_type == NLMSG_ERROR)
+		return ((const struct nlmsgerr *)NLMSG_DATA(&ans.h))->error == 0;
+	if (ans.h.nlmsg_type != RTM_NEWROUTE ||
+	    ans.h.nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+		return true;
+	return ((const struct rtmsg *)NLMSG_DATA(&ans.h))->rtm_type != RTN_UNICAST;
+}
+
+/* What a name an attacker controls could point at to reach the host. */
+static bool addr_refused(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return v4_refused(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr)) ||
+		       addr_is_local(sa);
+	if (sa->sa_family == AF_INET6)
+		return v6_refused(&((const struct sockaddr_in6 *)sa)->sin6_addr) ||
+		       addr_is_local(sa);
+	return true;
 }
 
 /* --- the record of refusals ------------------------------------------- */
@@ -159,11 +199,20 @@ static unsigned long hash_host(const char *host, unsigned port)
 	return h;
 }
 
+/* The record is best effort: a failed write leaves the refusal standing. */
+static void record_line(struct proxy *px, const char *line, size_t n, bool advance)
+{
+	if (pwrite(px->log, line, n, px->end) == (ssize_t)n && advance)
+		px->end += (off_t)n;
+}
+
 /* "host port\n", once each, and only a host `moat allow --net` takes:
- * what the trace turns into that line. */
+ * what the trace turns into that line. Once MAX_RECORDED are, a line
+ * "+N\n" after them, rewritten in place, counts the refusals left out:
+ * the trace says that some are missing rather than that there were none. */
 static void record_refusal(struct proxy *px, const char *host, unsigned port)
 {
-	if (px->log < 0 || px->nrecorded == MAX_RECORDED)
+	if (px->log < 0)
 		return;
 	unsigned long h = hash_host(host, port);
 	for (size_t i = 0; i < px->nrecorded; i++)
@@ -173,12 +222,17 @@ static void record_refusal(struct proxy *px, const char *host, unsigned port)
 	struct error ignored;
 	if (netpolicy_add_item(&check, host, &ignored) < 0 || check.level != NET_HOSTS)
 		return;
-	px->recorded[px->nrecorded++] = h;
 	char line[NETPOLICY_HOST_MAX + 16];
-	int n = snprintf(line, sizeof(line), "%s %u\n", host, port);
-	if (n > 0 && (size_t)n < sizeof(line) && write(px->log, line, (size_t)n) < 0) {
-		/* the record is best effort: the refusal stands */
-	}
+	int n;
+	if (px->nrecorded == MAX_RECORDED)
+		n = snprintf(line, sizeof(line), "+%zu\n", ++px->unrecorded);
+	else
+		n = snprintf(line, sizeof(line), "%s %u\n", host, port);
+	if (n <= 0 || (size_t)n >= sizeof(line))
+		return;
+	if (px->nrecorded < MAX_RECORDED)
+		px->recorded[px->nrecorded++] = h;
+	record_line(px, line, (size_t)n, !px->unrecorded);
 }
 
 int proxy_record_open(void)
@@ -187,16 +241,21 @@ int proxy_record_open(void)
 	return fd > 0 ? fd : 0;
 }
 
-void proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),
-                         void *arg)
+size_t proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),
+                           void *arg)
 {
-	char buf[MAX_RECORDED * (NETPOLICY_HOST_MAX + 8)];
+	static char buf[MAX_RECORDED * (NETPOLICY_HOST_MAX + 8) + 32];
+	size_t more = 0;
 	ssize_t n = pread(log_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
-		return;
+		return 0;
 	buf[n] = '\0';
 	for (char *line = buf, *end; (end = strchr(line, '\n')); line = end + 1) {
 		*end = '\0';
+		if (*line == '+') {
+			more = strtoul(line + 1, NULL, 10);
+			continue;
+		}
 		char *sp = strrchr(line, ' ');
 		if (!sp)
 			continue;
@@ -205,6 +264,7 @@ void proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port,
 		if (port > 0 && port < 65536)
 			fn(line, (unsigned)port, arg);
 	}
+	return more;
 }
 
 /* --- connections ------------------------------------------------------- */
@@ -310,12 +370,24 @@ static void reply_close(struct proxy *px, struct conn *c, int code, const char *
 	conn_close(px, c);
 }
 
+/* No candidate connected. An address moat refuses gets the same answer
+ * as one that did not answer: a name that leads to 403 for the host's own
+ * addresses and 502 for others would map them for a client that can
+ * point a name (DNS) where it likes. */
+static void reply_unreachable(struct proxy *px, struct conn *c)
+{
+	reply_close(px, c, 502,
+	            "cannot connect to the host (moat never connects to loopback, link-local, "
+	            "metadata or this machine's own addresses)");
+}
+
 /* Try the candidates from c->next on; false when none is left. */
 static bool connect_next(struct proxy *px, struct conn *c)
 {
 	for (; c->next; c->next = c->next->ai_next) {
 		struct addrinfo *a = c->next;
-		if (addr_refused(px, a->ai_addr))
+		unmap_v4(a);
+		if (addr_refused(a->ai_addr))
 			continue;
 		int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
@@ -375,16 +447,17 @@ static void open_upstream(struct proxy *px, struct conn *c, const char *host, un
 	}
 	c->next = c->ai;
 	if (!connect_next(px, c))
-		reply_close(px, c, 403,
-		            "the host resolves only to addresses moat never connects to (loopback, "
-		            "link-local, this machine's own)");
+		reply_unreachable(px, c);
 }
 
 /* Drop Connection, Proxy-Connection and Keep-Alive lines: the rewritten
- * request asks for one response, then the end. */
+ * request asks for one response, then the end. And Host, which
+ * rewrite_request sets to the URL's: the host judged is the one served,
+ * not another virtual host of the same front end (domain fronting). */
 static bool hop_header(const char *line, size_t n)
 {
-	static const char *const names[] = {"connection:", "proxy-connection:", "keep-alive:"};
+	static const char *const names[] = {
+	    "connection:", "proxy-connection:", "keep-alive:", "host:"};
 	for (size_t i = 0; i < ARRAY_LEN(names); i++) {
 		size_t k = strlen(names[i]);
 		if (n >= k && strncasecmp(line, names[i], k) == 0)
@@ -393,13 +466,15 @@ static bool hop_header(const char *line, size_t n)
 	return false;
 }
 
-/* GET http://host[:port]/path HTTP/1.1 -> GET /path HTTP/1.1, with the
- * rest of the head (less hop headers) and what followed it. */
+/* GET http://host[:port]/path HTTP/1.1 -> GET /path HTTP/1.1 and Host:
+ * host[:port], with the rest of the head (less hop headers and the
+ * client's Host) and what followed it. */
 static bool rewrite_request(struct half *h, size_t head_len, const char *method, const char *path,
-                            const char *version, const char *headers)
+                            const char *version, const char *authority, const char *headers)
 {
 	static char out[BUF];
-	int n = snprintf(out, sizeof(out), "%s %s %s\r\n", method, *path ? path : "/", version);
+	int n = snprintf(out, sizeof(out), "%s %s %s\r\nHost: %s\r\n", method, *path ? path : "/",
+	                 version, authority);
 	if (n < 0 || (size_t)n >= sizeof(out))
 		return false;
 	size_t len = (size_t)n;
@@ -429,6 +504,12 @@ static bool rewrite_request(struct half *h, size_t head_len, const char *method,
 /* The whole head is in c->up: parse its request line. */
 static void take_head(struct proxy *px, struct conn *c, size_t head_len)
 {
+	/* Parsed as a C string: a NUL would end it early (no CRLF left to
+	 * find), and no HTTP head holds one (RFC 9110 5.5). */
+	if (memchr(c->up.buf, '\0', head_len)) {
+		reply_close(px, c, 400, "a NUL in the request's head");
+		return;
+	}
 	char line[BUF];
 	memcpy(line, c->up.buf, head_len);
 	line[head_len] = '\0';
@@ -455,12 +536,13 @@ static void take_head(struct proxy *px, struct conn *c, size_t head_len)
 		c->tunnel_reply = true;
 	} else if (strncasecmp(target, "http://", 7) == 0) {
 		char *auth = target + 7, *slash = strchr(auth, '/');
-		char path[BUF];
+		char path[BUF], authority[NETPOLICY_HOST_MAX + 8];
 		snprintf(path, sizeof(path), "%s", slash ? slash : "/");
 		if (slash)
 			*slash = '\0';
+		snprintf(authority, sizeof(authority), "%s", auth);
 		if (!split_authority(auth, 80, &host, &port) ||
-		    !rewrite_request(&c->up, head_len, method, path, version, headers)) {
+		    !rewrite_request(&c->up, head_len, method, path, version, authority, headers)) {
 			reply_close(px, c, 400, "bad or too long request");
 			return;
 		}
@@ -497,7 +579,7 @@ static void connected(struct proxy *px, struct conn *c)
 		close(c->upstream); /* which takes it out of the epoll set */
 		c->upstream = -1;
 		if (!connect_next(px, c))
-			reply_close(px, c, 502, "cannot connect to the host");
+			reply_unreachable(px, c);
 		return;
 	}
 	if (pipe2(c->up.pipe, O_NONBLOCK | O_CLOEXEC) < 0 ||

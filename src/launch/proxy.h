@@ -38,8 +38,9 @@ void proxy_set_env(uint16_t port);
  * refusals, which the tool never has (close-on-exec); 0 when none. */
 int proxy_record_open(void);
 
-/* moat's side, after the session: each host:port the proxy refused, once. */
-void proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),
-                         void *arg);
+/* moat's side, after the session: each host:port the proxy refused, once.
+ * How many refusals the record had no room for. */
+size_t proxy_read_refusals(int log_fd, void (*fn)(const char *host, unsigned port, void *arg),
+                           void *arg);
 
 #endif

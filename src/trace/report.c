@@ -441,7 +441,11 @@ static void add_seccomp_denial(struct report *r, size_t entry, const struct trac
                                const struct profile *p, const struct trace_facts *f)
 {
 	const char *key = d->detail ? d->detail : trace_op_name(d->op);
-	group_add(group_for(&r->others, &r->nothers, d, key), d);
+	/* The proxy's refusals are not the filter's: told apart in the report. */
+	if (p->net.level == NET_HOSTS && is_net_op(d->op) && names_host(d))
+		group_add(group_for(&r->proxied, &r->nproxied, d, key), d);
+	else
+		group_add(group_for(&r->others, &r->nothers, d, key), d);
 	if (is_net_op(d->op) && p->net.level == NET_HOSTS && !names_host(d)) {
 		/* A port would not join a hosts union (the wider level wins). */
 		note(r, entry,
@@ -687,11 +691,14 @@ void report_free(struct report *r)
 		free(r->groups[i].pids);
 	for (size_t i = 0; i < r->nothers; i++)
 		free(r->others[i].pids);
+	for (size_t i = 0; i < r->nproxied; i++)
+		free(r->proxied[i].pids);
 	for (size_t i = 0; i < r->nsugg; i++) {
 		free(r->sugg[i].path);
 		free(r->sugg[i].why);
 	}
 	free(r->groups);
+	free(r->proxied);
 	free(r->others);
 	free(r->sugg);
 	free(r->of);

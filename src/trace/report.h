@@ -48,6 +48,8 @@ struct report {
 	size_t ngroups;
 	struct group *others; /* refusals by the seccomp filter */
 	size_t nothers;
+	struct group *proxied; /* hosts refused by a hosts policy's proxy */
+	size_t nproxied;
 	struct suggestion *sugg;
 	size_t nsugg;
 	size_t (*of)[MAX_NEEDS]; /* per log entry: its suggestions */

@@ -217,7 +217,7 @@ static void render_suggestions(const struct report *r, const struct profile *p,
 void trace_report(const struct trace_log *log, const struct profile *p, const struct trace_facts *f,
                   struct strbuf *out)
 {
-	if (log->n == 0) {
+	if (log->n == 0 && !f->proxy_unrecorded) {
 		sb_adds(out, "moat: nothing was denied by the sandbox\n");
 		return;
 	}
@@ -232,6 +232,14 @@ void trace_report(const struct trace_log *log, const struct profile *p, const st
 		        r.nothers);
 		render_groups(r.others, r.nothers, out);
 	}
+	if (r.nproxied) {
+		sb_addf(out, "\nmoat: %zu host(s) refused by moat's proxy (the network policy)\n",
+		        r.nproxied);
+		render_groups(r.proxied, r.nproxied, out);
+	}
+	if (f->proxy_unrecorded)
+		sb_addf(out, "moat: %zu more refusals of moat's proxy not recorded\n",
+		        f->proxy_unrecorded);
 	render_suggestions(&r, p, f, out);
 	report_free(&r);
 }

@@ -111,6 +111,8 @@ struct trace_facts {
 	/* The caller's PATH (or NULL): no write grant on a directory of it,
 	 * nor on a system directory, is ever suggested (context/programs.h). */
 	const char *path_env;
+	/* Refusals of a hosts policy's proxy past what its record holds. */
+	size_t proxy_unrecorded;
 };
 
 /* Render the report for stderr: the refused paths, grouped, the refusals

@@ -26,9 +26,10 @@ P=$((24000 + ($$ % 4000)))
 NONLO=$(ip -4 -o addr show 2>/dev/null | awk '$2 != "lo" && $2 !~ /^mth/ { sub("/.*", "", $4); print $4; exit }')
 # A threaded HTTP server with room in its backlog for the load test:
 # serve ADDR PORT DIR, "ready" on stdout once it listens.
-SERVE='import http.server, sys, functools
+SERVE='import http.server, socket, sys, functools
 class S(http.server.ThreadingHTTPServer):
     request_queue_size = 512
+    address_family = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
 h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[3])
 h.func.log_message = lambda *a: None
 s = S((sys.argv[1], int(sys.argv[2])), h)
@@ -39,9 +40,10 @@ mkdir -p "$WWW"
 echo "HELLO-FROM-SERVER" >"$WWW/index.html"
 
 pids=()
-NS= VETH=
+NS= VETH= ANYIP=
 cleanup() {
 	[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null
+	[ -z "$ANYIP" ] || ip route del local "$ANYIP" dev lo 2>/dev/null
 	[ -z "$VETH" ] || ip link del "$VETH" 2>/dev/null
 	[ -z "$NS" ] || ip netns del "$NS" 2>/dev/null
 	chmod -R u+rwX "$T" 2>/dev/null
@@ -68,7 +70,7 @@ VIA_PROXY='curl -sS --max-time 10 -x "$HTTP_PROXY" --noproxy ""'
 
 expect_ok "control: the server on 127.0.0.1 answers without moat" curl -sSf --max-time 10 "http://127.0.0.1:$P/"
 run "$MOAT" run --net localhost:"$P" -- sh -c "env | grep -ic 'proxy=http://127.0.0.1:'; $VIA_PROXY http://localhost:$P/"
-[ "$rc" = 0 ] && grep -q "resolves only to addresses moat never connects to" "$T/.out" && ! grep -q HELLO "$T/.out" &&
+[ "$rc" = 0 ] && grep -q "moat never connects to loopback" "$T/.out" && ! grep -q HELLO "$T/.out" &&
 	ok "a name the policy allows that resolves to loopback is refused by the proxy" ||
 	{ not_ok "a name that resolves to loopback is refused" && _show; }
 expect_out "the tool is told the proxy's address (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, npm's, in both cases)" "^8$"
@@ -80,6 +82,18 @@ ran_and_failed && grep -q "403" "$T/.err" &&
 	ok "and through CONNECT too" || { not_ok "refused through CONNECT" && _show; }
 run "$MOAT" run --net localhost:"$P" -- curl -sS --max-time 10 "http://other.test:$P/"
 expect_out "the refusal says why" "other.test port $P is not in this session's network policy"
+# --trace: the proxy's refusals are the proxy's, not the seccomp filter's;
+# and once its record is full (256 hosts), the report says how many more
+# there were rather than hiding them.
+FLOOD='import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+for i in range(261):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(b"CONNECT junk%d.test:443 HTTP/1.1\r\n\r\n" % i); s.recv(100); s.close()'
+run "$MOAT" run --trace --net localhost -- "$PY" -c "$FLOOD"
+expect_out "--trace: the proxy's refusals are described as the proxy's" "^moat: 256 host\(s\) refused by moat's proxy"
+expect_no_out "(not as the seccomp filter's)" 0 "seccomp"
+expect_out "--trace: 261 refusals, 256 recorded: the other 5 are said to be missing" "^moat: 5 more refusals of moat's proxy not recorded$"
 
 if [ -n "$NONLO" ]; then
 	expect_ok "control: the server on this machine's $NONLO answers without moat" curl -sSf --max-time 10 "http://$NONLO:$P/"
@@ -206,6 +220,31 @@ ip netns add "$NS" && ip link add "$VETH" type veth peer name "mth$$b" &&
 }
 serve ip netns exec "$NS" "$SRV" 8000 || not_ok "the server in its namespace started"
 serve env "$GW" 8000 || not_ok "a server on the host's side of the veth started"
+# Alibaba's and Azure's metadata addresses, served in the namespace
+# (routed to the veth for this test only: the link takes them when it goes).
+for meta in 100.100.100.200 168.63.129.16; do
+	ip -n "$NS" addr add "$meta/32" dev "mth$$b" && ip route add "$meta/32" dev "$VETH" &&
+		serve ip netns exec "$NS" "$meta" 8000 || not_ok "a server on $meta in the namespace started"
+done
+# GCP's and AWS's IPv6 metadata addresses, on IPv6 networks of the veth's.
+for net in fd20:ce: fd00:ec2:; do
+	ip -6 addr add "$net:1/64" dev "$VETH" nodad && ip -n "$NS" -6 addr add "$net:254/64" dev "mth$$b" nodad &&
+		serve ip netns exec "$NS" "$net:254" 8000 || not_ok "a server on $net:254 in the namespace started"
+done
+# An address of this machine's that no interface lists: an AnyIP route.
+ANYIP=10.78.$N.0/24
+ip route add local "$ANYIP" dev lo && serve env "10.78.$N.7" 8000 || not_ok "a server on the AnyIP 10.78.$N.7 started"
+# A server that answers with the Host header it was sent.
+ECHO_HOST='import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        b = ("HOST=" + self.headers.get("Host", "") + "\n").encode()
+        self.send_response(200); self.send_header("Content-Length", str(len(b))); self.end_headers(); self.wfile.write(b)
+    def log_message(self, *a): pass
+s = http.server.HTTPServer((sys.argv[1], int(sys.argv[2])), H)
+print("ready", flush=True)
+s.serve_forever()'
+SERVE=$ECHO_HOST serve ip netns exec "$NS" "$SRV" 8001 || not_ok "the Host echo server started"
 HOSTS=$T/hosts
 {
 	cat /etc/hosts
@@ -213,6 +252,13 @@ HOSTS=$T/hosts
 	echo "127.0.0.1 loop.test"
 	echo "169.254.169.254 meta.test"
 	echo "$GW own.test"
+	echo "::ffff:$GW mapped.test"
+	echo "10.78.$N.7 anyip.test"
+	echo "100.100.100.200 aliyun.test"
+	echo "168.63.129.16 azure.test"
+	echo "fd20:ce::254 gcp.test"
+	echo "fd00:ec2::254 aws.test"
+	echo "10.77.$N.9 nobody.test"
 } >"$HOSTS"
 # named CMD...: CMD where /etc/hosts holds the names above.
 named() { unshare -m sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$HOSTS" "$@"; }
@@ -240,12 +286,49 @@ ran_and_failed && grep -q 403 "$T/.err" && ! grep -q HELLO "$T/.out" &&
 run named "$MOAT" run --net good.test:8000 -- curl -sSf --max-time 10 --noproxy '*' "http://$SRV:8000/"
 ran_and_failed && ! grep -q HELLO "$T/.out" && ok "its address, without the proxy, has no route" ||
 	{ not_ok "its address without the proxy has no route" && _show; }
-for name in loop.test:"$P" meta.test:8000 own.test:8000; do
-	run named "$MOAT" run --net "$name" -- curl -sSf --max-time 10 "http://$name/"
-	ran_and_failed && grep -q 403 "$T/.err" && ! grep -q HELLO "$T/.out" &&
-		ok "an allowed name resolving to ${name%%.*} (127.0.0.1, 169.254.169.254, $GW) is refused" ||
-		{ not_ok "$name is refused" && _show; }
+# A name whose DNS an attacker controls leads to the host, or to a cloud's
+# metadata service: refused, through an absolute URI and through CONNECT.
+for name in mapped.test own.test anyip.test aliyun.test azure.test gcp.test aws.test; do
+	expect_ok "control: $name reaches its server without moat" named curl -sSf --max-time 10 "http://$name:8000/"
 done
+for name in loop.test:"$P" meta.test:8000 own.test:8000 mapped.test:8000 anyip.test:8000 aliyun.test:8000 azure.test:8000 gcp.test:8000 aws.test:8000; do
+	for p in "" -p; do
+		run named "$MOAT" run --net "$name" -- curl -sSf --max-time 10 $p "http://$name/"
+		ran_and_failed && grep -qE "502|CONNECT tunnel failed" "$T/.err" && ! grep -q HELLO "$T/.out" &&
+			ok "an allowed name resolving to ${name%%.*}'s address is refused ${p:+(CONNECT)}" ||
+			{ not_ok "$name is refused ${p:+(CONNECT)}" && _show; }
+	done
+done
+# The host's own address is answered as one where nothing answers: the
+# answer does not tell which addresses are the host's.
+run named "$MOAT" run --net nobody.test:8000,own.test:8000 -- sh -c \
+	"$VIA_PROXY http://nobody.test:8000/; $VIA_PROXY http://own.test:8000/"
+[ "$(grep -c "^moat: cannot connect to the host (moat never connects to" "$T/.out")" = 2 ] &&
+	ok "a refused own address gets the answer of an address where nothing listens (502, same text)" ||
+	{ not_ok "a refused own address is answered as one where nothing listens" && _show; }
+
+# Five bytes, a NUL and the end of a head, killed the proxy (a process
+# outside the sandbox): now a 400, and the proxy serves the next request.
+NUL="import os, socket
+h, p = os.environ['HTTP_PROXY'].rsplit(':', 1)
+def ask(data):
+    s = socket.create_connection(('127.0.0.1', int(p)), timeout=10); s.sendall(data)
+    got = b''
+    while (b := s.recv(4096)): got += b
+    return got.decode(errors='replace')
+print(ask(b'\\0\\r\\n\\r\\n').split('\\r\\n')[0])
+print(ask(b'GET http://good.test:8000/ HTTP/1.0\\r\\n\\r\\n').split('\\r\\n\\r\\n', 1)[1])"
+run named "$MOAT" run --net good.test:8000 -- "$PY" -c "$NUL"
+[ "$rc" = 0 ] && grep -q "^HTTP/1.1 400" "$T/.out" && grep -q HELLO-FROM-SERVER "$T/.out" &&
+	ok "a NUL in a request's head is a 400, and the proxy lives on" || { not_ok "a NUL in a head: 400, the proxy lives" && _show; }
+
+# Domain fronting: the client's Host names another virtual host of the
+# server the allowed name leads to; the proxy sends the URL's instead.
+expect_ok "control: without moat the server answers with the Host it is sent" named curl -sSf --max-time 10 -H "Host: bad.test" http://good.test:8001/
+expect_out "(it does: bad.test)" "^HOST=bad.test$"
+run named "$MOAT" run --net good.test:8001 -- curl -sSf --max-time 10 -H "Host: bad.test" http://good.test:8001/
+[ "$rc" = 0 ] && grep -qx "HOST=good.test:8001" "$T/.out" && ok "through the proxy the server is sent the URL's host, not the client's Host" ||
+	{ not_ok "the proxy sends the URL's Host" && _show; }
 
 # --trace names the refused host as a pasteable line that then works.
 printf '.{ .net = .{ .{ .bin = "*", .hosts = .{ "good.test:8000" } } } }\n' >"$CFG"

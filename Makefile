@@ -51,7 +51,7 @@ PLATFORM_Linux := src/base/platform_linux.c
 PLATFORM_Darwin := src/base/platform_darwin.c
 
 # The hosts policy's proxy (epoll, splice): Linux alone; macOS refuses hosts.
-PROXY_Linux := src/launch/proxy.c
+PROXY_Linux := src/launch/proxy.c src/launch/proxy_addr.c
 PROXY_Darwin := src/launch/proxy_none.c
 
 LIB_SRC := $(PLATFORM_$(UNAME_S)) $(filter-out src/base/platform_%.c,$(wildcard src/base/*.c)) \

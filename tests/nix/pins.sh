@@ -38,7 +38,7 @@ run env PATH="$NOPATH" "$MOAT" run hello -- fixture-hello
 expect_out "after moat update the change is in" '^fixture says: version two$'
 expect_no_out "and the notice is gone" 0 'changed since'
 # A control for the notice: touching no file says nothing.
-run env PATH="$NOPATH" "$MOAT" run hello -- true
+run env PATH="$NOPATH" "$MOAT" run hello -- fixture-hello
 expect_no_out "an unchanged flake says nothing" 0 'changed since'
 
 # A git flake: only tracked files count, as for nix.
@@ -47,9 +47,9 @@ if command -v git >/dev/null; then
 	cp -r "$FIX" "$G"
 	gitc() { git -C "$G" -c user.email=t@example.com -c user.name=t "$@" >/dev/null 2>&1; }
 	gitc init -q && gitc add -A && gitc commit -qm one
-	run "$MOAT" run "git+file://$G#hello" -- true
+	run "$MOAT" run "git+file://$G#hello" -- fixture-hello
 	echo junk >"$G/untracked-file"
-	run env PATH="$NOPATH" "$MOAT" run "git+file://$G#hello" -- true
+	run env PATH="$NOPATH" "$MOAT" run "git+file://$G#hello" -- fixture-hello
 	expect_no_out "a git flake: an untracked file is not a change" 0 'changed since'
 	echo "git two" >"$G/message"
 	run env PATH="$NOPATH" "$MOAT" run "git+file://$G#hello" -- true

@@ -124,10 +124,19 @@ if command -v strace >/dev/null && strace -f -c -o /dev/null true 2>/dev/null; t
 	# calls NAME: how many NAME calls the last count made.
 	calls() { awk -v c="$1" '$NF == c { n = $4 } END { print n + 0 }' "$T/strace.$2"; }
 	for c in none many; do
-		env XDG_CONFIG_HOME="$T/$c" strace -f -c -o "$T/strace.$c" "$MOAT" run -- true || not_ok "moat run under strace ($c)"
+		# No LeakSanitizer under ptrace (the sanitizer pass's build).
+		env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" XDG_CONFIG_HOME="$T/$c" \
+			strace -f -c -o "$T/strace.$c" "$MOAT" run -- true || not_ok "moat run under strace ($c)"
 	done
+	# The mappings are musl's allocator's; a sanitizer build has its own.
+	sanitized=
+	grep -qa __asan_init "$MOAT" && sanitized=yes
 	for call in openat2:302 landlock_add_rule:300 close:2 stat:0 mmap:60 munmap:60; do
 		name=${call%%:*} want=${call#*:}
+		if [ -n "$sanitized" ] && [[ $name == *map ]]; then
+			skip "prerequisite: musl's allocator for counting $name (this build has the sanitizer's)"
+			continue
+		fi
 		more=$(($(calls "$name" many) - $(calls "$name" none)))
 		[ "$more" -le "$want" ] && ok "300 grants add $more $name calls (at most $want)" ||
 			{ not_ok "300 grants add $more $name calls (at most $want)" && cat "$T/strace.many" | sed 's/^/# /'; }

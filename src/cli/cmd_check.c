@@ -475,7 +475,7 @@ int cmd_check(const struct cli_args *a, const struct global_opts *g)
 		c.issues++;
 	} else {
 		/* Links are judged as a run in the current directory would. */
-		cleanup_free char *root = cli_project_root(home, &cfg, false);
+		cleanup_free char *root = cli_project_root(home, &cfg, g->here);
 		c.areas = context_writable_areas(root, home, &cfg, &c.nareas);
 		print_places(root, &c);
 		check_config(&c, &cfg);

@@ -72,11 +72,16 @@ static const struct cli_option profile_options[] = {
     {.long_name = NULL},
 };
 static const struct cli_option wrap_options[] = {
+    HERE_OPTION,
     {.id = OPT_ENV,
      .long_name = "env",
      .arg = "KEY=VALUE",
      .help = "add KEY=VALUE to the shell's share/moat/env (repeatable)",
      .repeat = true},
+    {.long_name = NULL},
+};
+static const struct cli_option check_options[] = {
+    HERE_OPTION,
     {.long_name = NULL},
 };
 static const struct cli_option allow_options[] = {
@@ -140,7 +145,7 @@ const struct command commands[] = {
     {"profile", cmd_profile, "moat profile [--here] [--json | --format=rules|json|sbpl] [SHELL...]",
      "print the rules run and shell would apply here", profile_options,
      "moat profile --format sbpl", "shell*", NULL, false},
-    {"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
+    {"wrap", cmd_wrap, "moat wrap [--here] NAME [--env KEY=VALUE]... BIN...",
      "create or update a local shell (a set of wrapped tools) from binaries", wrap_options,
      "moat wrap cc gcc make", "shell bin*", NULL, false},
     {"allow", cmd_allow,
@@ -160,8 +165,8 @@ const struct command commands[] = {
      "linked-dir", NULL, false},
     {"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR", NULL,
      "moat detect -v ~/src/project", "dir", NULL, false},
-    {"check", cmd_check, "moat check", "validate config.zon, its paths and its shells", NULL,
-     "moat check", "-", NULL, false},
+    {"check", cmd_check, "moat check [--here]", "validate config.zon, its paths and its shells",
+     check_options, "moat check", "-", NULL, false},
     {"update", cmd_update, "moat update [SHELL...]",
      "move pinned nix shells to their flake's current revision", NULL, "moat update rust", "shell*",
      NULL, false},

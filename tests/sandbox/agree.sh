@@ -1,9 +1,9 @@
 # moat run, moat profile, moat check and moat wrap agree on where a run
 # started here is confined (its root) and where sandboxed code can write
 # (the root and the write grants): in a subdirectory of a git work tree, in
-# a linked work tree, with --here and with .root = "here". Each asks the
-# launch layer (launch_project_root) rather than working the root out its
-# own way.
+# a linked work tree, with --here (each command takes it) and with
+# .root = "here". Each asks the launch layer (launch_project_root) rather
+# than working the root out its own way.
 #
 # The attack that disagreement made possible: moat wrap, started in a
 # subdirectory, judged the current directory as the root, so it put the
@@ -45,21 +45,23 @@ agree_run() {
 		{ not_ok "$label: moat profile shows the same root and the grant writable" && _show "profile $*"; }
 }
 
-# agree_judges LABEL DIR ROOT: moat check judges against ROOT and the
-# grant, and moat wrap refuses to put its moat-wrapper copy under ROOT.
+# agree_judges LABEL DIR ROOT [OPTION...]: moat check judges against ROOT
+# and the grant, and moat wrap refuses to put its moat-wrapper copy under
+# ROOT (both with OPTION, e.g. --here).
 agree_judges() {
 	local label=$1 dir=$2 root=$3
+	shift 3
 	cd "$dir" || return
-	run "$MOAT" check
+	run "$MOAT" check "$@"
 	grep -qx "root $(re_quote "$root") (as moat run here)" "$T/.out" &&
 		grep -qx "writable in a run here: $(re_quote "$root") $(re_quote "$GRANT")" "$T/.out" &&
 		ok "$label: moat check judges with the same root and writable areas" ||
-		{ not_ok "$label: moat check judges with the same root and writable areas" && _show check; }
-	run env XDG_DATA_HOME="$root/.data" "$MOAT" wrap agree /bin/true
+		{ not_ok "$label: moat check judges with the same root and writable areas" && _show "check $*"; }
+	run env XDG_DATA_HOME="$root/.data" "$MOAT" wrap "$@" agree /bin/true
 	[ "$rc" = 125 ] && grep -q 'refusing to link shells there' "$T/.err" && [ ! -e "$root/.data/moat/moat-wrapper" ] &&
 		ok "$label: moat wrap refuses a moat-wrapper copy under that root" ||
 		{ not_ok "$label: moat wrap refuses a moat-wrapper copy under that root" && _show "wrap, data under the root"; }
-	run env XDG_DATA_HOME="$GRANT/.data" "$MOAT" wrap agree /bin/true
+	run env XDG_DATA_HOME="$GRANT/.data" "$MOAT" wrap "$@" agree /bin/true
 	[ "$rc" = 125 ] && grep -q 'refusing to link shells there' "$T/.err" &&
 		ok "$label: and one under the write grant" ||
 		{ not_ok "$label: and one under the write grant" && _show "wrap, data under the grant"; }
@@ -78,14 +80,29 @@ rm -rf "$PROJ/.data"
 # Judged first: a directory a run has used is a past root, which moat wrap
 # refuses on its own (context/pastroots.h), whatever root it works out.
 agree_judges "a git subdirectory" "$PROJ/sub" "$PROJ"
+agree_judges "--here" "$PROJ/sub" "$PROJ/sub" --here
 agree_run "a git subdirectory" "$PROJ/sub" "$PROJ"
 agree_judges "a linked work tree" "$HOME/linked/sub" "$HOME/linked"
 agree_run "a linked work tree" "$HOME/linked/sub" "$HOME/linked"
 agree_run "--here" "$PROJ/sub" "$PROJ/sub" --here
-# moat check and moat wrap take no --here (a shell serves runs with and
-# without it, so wrap judges the wider root); .root = "here" is what
-# every command reads. In a work tree no run has used: beside the root
-# it chooses, a moat-wrapper copy is out of a run's reach, and accepted.
+
+# --here narrows moat wrap's judgment as it narrows a run's root: in a
+# work tree no run has used, a moat-wrapper copy in the git top is under
+# the root of a run started in its subdirectory, refused; with --here,
+# beside that run's root, accepted.
+git init -q "$HOME/narrow" && mkdir -p "$HOME/narrow/sub" && cd "$HOME/narrow/sub" || exit 1
+run env XDG_DATA_HOME="$HOME/narrow/.data" "$MOAT" wrap agree /bin/true
+[ "$rc" = 125 ] && grep -q 'refusing to link shells there' "$T/.err" && [ ! -e "$HOME/narrow/.data/moat/moat-wrapper" ] &&
+	ok "without --here: moat wrap refuses a copy in the git top, the root of a run here" ||
+	{ not_ok "without --here: moat wrap refuses a copy in the git top, the root of a run here" && _show "wrap top"; }
+run env XDG_DATA_HOME="$HOME/narrow/.data" "$MOAT" wrap --here agree /bin/true
+[ "$rc" = 0 ] && [ -x "$HOME/narrow/.data/moat/moat-wrapper" ] &&
+	ok "--here: moat wrap accepts a copy in the git top, beside the root of a run --here" ||
+	{ not_ok "--here: moat wrap accepts a copy in the git top, beside the root of a run --here" && _show "wrap --here top"; }
+
+# .root = "here" is what every command reads. In a work tree no run has
+# used: beside the root it chooses, a moat-wrapper copy is out of a run's
+# reach, and accepted.
 printf '.{ .root = "here", .allow = .{ .{ .bin = "*", .paths = .{ "%s" }, .write = true } } }\n' "$GRANT" >"$CFG"
 git init -q "$HOME/fresh" && mkdir -p "$HOME/fresh/sub" && cd "$HOME/fresh/sub" || exit 1
 run env XDG_DATA_HOME="$HOME/fresh/.data" "$MOAT" wrap agree /bin/true

@@ -77,6 +77,19 @@ run env XDG_DATA_HOME="$PROJ/.data" "$MOAT" wrap agree /bin/true
 	{ not_ok "control: from outside the work tree, moat wrap copies its moat-wrapper into it" && _show control; }
 rm -rf "$PROJ/.data"
 
+# Where no run can start (HOME), moat check judges as the run that
+# refuses it: no root, the write grant alone writable.
+cd "$HOME" || exit 1
+run "$MOAT" run -- true
+[ "$rc" = 125 ] && grep -q "refusing to use '$(re_quote "$HOME")' as the sandbox root" "$T/.err" &&
+	ok "HOME: moat run refuses it as the root" ||
+	{ not_ok "HOME: moat run refuses it as the root" && _show "run in HOME"; }
+run "$MOAT" check
+grep -qx "root: none, moat run refuses this directory" "$T/.out" &&
+	grep -qx "writable in a run here: $(re_quote "$GRANT")" "$T/.out" &&
+	ok "HOME: moat check judges with no root and the grant" ||
+	{ not_ok "HOME: moat check judges with no root and the grant" && _show "check in HOME"; }
+
 # Judged first: a directory a run has used is a past root, which moat wrap
 # refuses on its own (context/pastroots.h), whatever root it works out.
 agree_judges "a git subdirectory" "$PROJ/sub" "$PROJ"

@@ -32,7 +32,6 @@ struct wrap_args {
 	int nenv;
 	const char *const *bins;
 	int nbins;
-	bool here; /* --here: judge with the root a run --here would have */
 };
 
 static bool same_file(const char *a, const char *b)
@@ -107,15 +106,14 @@ struct shell_dirs {
 /* What every judgment of moat wrap is made against, gathered once:
  * config.zon (its write grants and exec grants) and the root a run here
  * would have (cli_project_root: the git work tree's top, as moat run
- * takes it, or with here the current directory, as moat run --here does),
- * NULL where the current directory could be none. */
+ * takes it), NULL where the current directory could be none. */
 struct wrap_places {
 	const char *home;
 	struct config cfg;
 	char *root;
 };
 
-static int gather_places(struct wrap_places *w, const char *home, bool here, struct error *err)
+static int gather_places(struct wrap_places *w, const char *home, struct error *err)
 {
 	*w = (struct wrap_places){.home = home};
 	cleanup_free char *cwd = fs_cwd(err);
@@ -127,7 +125,7 @@ static int gather_places(struct wrap_places *w, const char *home, bool here, str
 		           "every problem");
 		return -1;
 	}
-	w->root = cli_project_root(home, &w->cfg, here);
+	w->root = cli_project_root(home, &w->cfg, false);
 	return 0;
 }
 
@@ -525,7 +523,7 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 	cleanup_free char *home = settings_home(err);
 	cleanup_free char *shell = home ? shell_dir_for(a->name, home, err) : NULL;
 	struct wrap_places w = {0};
-	if (!shell || gather_places(&w, home, a->here, err) < 0) {
+	if (!shell || gather_places(&w, home, err) < 0) {
 		places_free(&w);
 		return -1;
 	}
@@ -554,7 +552,8 @@ static int wrap(const struct wrap_args *a, char **reals, struct error *err)
 
 int cmd_wrap(const struct cli_args *args, const struct global_opts *g)
 {
-	struct wrap_args a = {.here = g->here};
+	(void)g;
+	struct wrap_args a = {0};
 	int rc = parse_wrap_args(args, &a);
 	if (rc == 0) {
 		struct error err = {0};

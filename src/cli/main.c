@@ -72,7 +72,6 @@ static const struct cli_option profile_options[] = {
     {.long_name = NULL},
 };
 static const struct cli_option wrap_options[] = {
-    HERE_OPTION,
     {.id = OPT_ENV,
      .long_name = "env",
      .arg = "KEY=VALUE",
@@ -145,7 +144,7 @@ const struct command commands[] = {
     {"profile", cmd_profile, "moat profile [--here] [--json | --format=rules|json|sbpl] [SHELL...]",
      "print the rules run and shell would apply here", profile_options,
      "moat profile --format sbpl", "shell*", NULL, false},
-    {"wrap", cmd_wrap, "moat wrap [--here] NAME [--env KEY=VALUE]... BIN...",
+    {"wrap", cmd_wrap, "moat wrap NAME [--env KEY=VALUE]... BIN...",
      "create or update a local shell (a set of wrapped tools) from binaries", wrap_options,
      "moat wrap cc gcc make", "shell bin*", NULL, false},
     {"allow", cmd_allow,

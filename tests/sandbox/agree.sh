@@ -1,8 +1,7 @@
 # moat run, moat profile, moat check and moat wrap agree on where a run
 # started here is confined (its root) and where sandboxed code can write
 # (the root and the write grants): in a subdirectory of a git work tree, in
-# a linked work tree, with --here (each command takes it) and with
-# .root = "here". Each asks the launch layer (launch_project_root) rather
+# a linked work tree, with --here and with .root = "here". Each asks the launch layer (launch_project_root) rather
 # than working the root out its own way.
 #
 # The attack that disagreement made possible: moat wrap, started in a
@@ -45,9 +44,10 @@ agree_run() {
 		{ not_ok "$label: moat profile shows the same root and the grant writable" && _show "profile $*"; }
 }
 
-# agree_judges LABEL DIR ROOT [OPTION...]: moat check judges against ROOT
-# and the grant, and moat wrap refuses to put its moat-wrapper copy under
-# ROOT (both with OPTION, e.g. --here).
+# agree_judges LABEL DIR ROOT [OPTION...]: moat check (with OPTION, e.g.
+# --here) judges against ROOT and the grant, and moat wrap refuses to put
+# its moat-wrapper copy under ROOT. wrap takes no --here: it judges with
+# the wider root, which holds ROOT (below).
 agree_judges() {
 	local label=$1 dir=$2 root=$3
 	shift 3
@@ -57,11 +57,11 @@ agree_judges() {
 		grep -qx "writable in a run here: $(re_quote "$root") $(re_quote "$GRANT")" "$T/.out" &&
 		ok "$label: moat check judges with the same root and writable areas" ||
 		{ not_ok "$label: moat check judges with the same root and writable areas" && _show "check $*"; }
-	run env XDG_DATA_HOME="$root/.data" "$MOAT" wrap "$@" agree /bin/true
+	run env XDG_DATA_HOME="$root/.data" "$MOAT" wrap agree /bin/true
 	[ "$rc" = 125 ] && grep -q 'refusing to link shells there' "$T/.err" && [ ! -e "$root/.data/moat/moat-wrapper" ] &&
 		ok "$label: moat wrap refuses a moat-wrapper copy under that root" ||
 		{ not_ok "$label: moat wrap refuses a moat-wrapper copy under that root" && _show "wrap, data under the root"; }
-	run env XDG_DATA_HOME="$GRANT/.data" "$MOAT" wrap "$@" agree /bin/true
+	run env XDG_DATA_HOME="$GRANT/.data" "$MOAT" wrap agree /bin/true
 	[ "$rc" = 125 ] && grep -q 'refusing to link shells there' "$T/.err" &&
 		ok "$label: and one under the write grant" ||
 		{ not_ok "$label: and one under the write grant" && _show "wrap, data under the grant"; }
@@ -99,19 +99,19 @@ agree_judges "a linked work tree" "$HOME/linked/sub" "$HOME/linked"
 agree_run "a linked work tree" "$HOME/linked/sub" "$HOME/linked"
 agree_run "--here" "$PROJ/sub" "$PROJ/sub" --here
 
-# --here narrows moat wrap's judgment as it narrows a run's root: in a
-# work tree no run has used, a moat-wrapper copy in the git top is under
-# the root of a run started in its subdirectory, refused; with --here,
-# beside that run's root, accepted.
+# moat wrap takes no --here: a shell serves runs with and without it, so
+# it judges with the wider root. In a work tree no run has used, a
+# moat-wrapper copy in the git top is under the root of a plain run
+# started in its subdirectory: refused, and --here cannot narrow that.
 git init -q "$HOME/narrow" && mkdir -p "$HOME/narrow/sub" && cd "$HOME/narrow/sub" || exit 1
 run env XDG_DATA_HOME="$HOME/narrow/.data" "$MOAT" wrap agree /bin/true
 [ "$rc" = 125 ] && grep -q 'refusing to link shells there' "$T/.err" && [ ! -e "$HOME/narrow/.data/moat/moat-wrapper" ] &&
-	ok "without --here: moat wrap refuses a copy in the git top, the root of a run here" ||
-	{ not_ok "without --here: moat wrap refuses a copy in the git top, the root of a run here" && _show "wrap top"; }
+	ok "moat wrap refuses a copy in the git top, the root of a run here" ||
+	{ not_ok "moat wrap refuses a copy in the git top, the root of a run here" && _show "wrap top"; }
 run env XDG_DATA_HOME="$HOME/narrow/.data" "$MOAT" wrap --here agree /bin/true
-[ "$rc" = 0 ] && [ -x "$HOME/narrow/.data/moat/moat-wrapper" ] &&
-	ok "--here: moat wrap accepts a copy in the git top, beside the root of a run --here" ||
-	{ not_ok "--here: moat wrap accepts a copy in the git top, beside the root of a run --here" && _show "wrap --here top"; }
+[ "$rc" = 2 ] && grep -q "here" "$T/.err" && [ ! -e "$HOME/narrow/.data/moat/moat-wrapper" ] &&
+	ok "and takes no --here, which would let a run without it write the copy" ||
+	{ not_ok "and takes no --here, which would let a run without it write the copy" && _show "wrap --here top"; }
 
 # .root = "here" is what every command reads. In a work tree no run has
 # used: beside the root it chooses, a moat-wrapper copy is out of a run's

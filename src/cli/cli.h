@@ -13,7 +13,7 @@
 struct global_opts {
 	bool verbose;     /* -v: say how shells, config and paths were resolved */
 	bool quiet;       /* -q: no informational lines, only errors and warnings */
-	bool here;        /* --here (run, shell, profile): the current directory is the root */
+	bool here;        /* --here (run, shell, profile, check): cwd is the root */
 	const char *prog; /* how moat was invoked (argv[0]), for lines to paste */
 };
 

@@ -79,6 +79,10 @@ static const struct cli_option wrap_options[] = {
      .repeat = true},
     {.long_name = NULL},
 };
+static const struct cli_option check_options[] = {
+    HERE_OPTION,
+    {.long_name = NULL},
+};
 static const struct cli_option allow_options[] = {
     {.id = OPT_WRITE, .long_name = "write", .help = "grant read/write instead of read"},
     {.id = OPT_EXEC, .long_name = "exec", .help = "also let BIN run programs from PATH"},
@@ -160,8 +164,8 @@ const struct command commands[] = {
      "linked-dir", NULL, false},
     {"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR", NULL,
      "moat detect -v ~/src/project", "dir", NULL, false},
-    {"check", cmd_check, "moat check", "validate config.zon, its paths and its shells", NULL,
-     "moat check", "-", NULL, false},
+    {"check", cmd_check, "moat check [--here]", "validate config.zon, its paths and its shells",
+     check_options, "moat check", "-", NULL, false},
     {"update", cmd_update, "moat update [SHELL...]",
      "move pinned nix shells to their flake's current revision", NULL, "moat update rust", "shell*",
      NULL, false},

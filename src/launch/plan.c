@@ -92,6 +92,7 @@ void launch_free(struct launch *l)
 	overrides_free(&l->overrides);
 	secrets_free(&l->secrets);
 	free(l->scrubbed);
+	free(l->unrooted);
 	free(l->exe);
 	free(l->name);
 	free(l->path);

@@ -149,6 +149,10 @@ struct launch;
  * makes the plan print warnings that arise later, in launch_enter. */
 void cli_print_plan(struct launch *l, const struct global_opts *g);
 
+/* After a session (moat run, moat shell): the protected paths its commands
+ * tried to change, and that they can be changed outside moat (cmd_run.c). */
+void cli_print_protected_written(const struct launch *l, const struct global_opts *g);
+
 struct config;
 /* The sandbox root a run here would have (the top of the git work tree
  * around the current directory, or it; cfg's .root and here as for moat

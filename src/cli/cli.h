@@ -66,7 +66,8 @@ struct cli_args {
 
 /* How a command's operands are completed, one word per position, the last
  * one repeating when it ends in '*': shell, dir, file, bin, command,
- * grant-bin, grant-path, moat-command, or '-' for nothing to offer. */
+ * allow-bin ('*' and programs on PATH), grant-target (an absolute or ~
+ * path), grant-bin, grant-path, moat-command, or '-' for nothing to offer. */
 struct command {
 	const char *name;
 	int (*run)(const struct cli_args *a, const struct global_opts *g);

@@ -148,9 +148,17 @@ static void offer_programs(const char *cur)
 }
 
 /* A path moat allow takes: absolute or under ~, which the shell completes
- * once it starts so; a relative one is refused, so none is offered. */
-static void offer_grant_target(const char *cur)
+ * once it starts so; a relative one is refused, so none is offered. With
+ * --env the operand is a variable's name, with --net a policy: no path. */
+static void offer_grant_target(const char *cur, const struct cli_args *a)
 {
+	if (a->given[OPT_NET]) {
+		offer(cur, "off", NULL);
+		offer(cur, "open", NULL);
+		return;
+	}
+	if (a->given[OPT_ENV])
+		return;
 	if (cur[0] == '/' || cur[0] == '~') {
 		printf(":files\n");
 		return;
@@ -194,7 +202,7 @@ static void offer_operand(const char *kind, const char *cur, const struct cli_ar
 		offer(cur, "*", "every binary");
 		offer_programs(cur);
 	} else if (strcmp(kind, "grant-target") == 0) {
-		offer_grant_target(cur);
+		offer_grant_target(cur, a);
 	} else if (strcmp(kind, "bin") == 0) {
 		offer(cur, "*", "every binary");
 		printf(":commands\n");
@@ -260,6 +268,8 @@ static void complete_command(const struct command *cmd, char **words, int n, con
 				i++;
 			else if (strcmp(w, "-r") == 0 || strcmp(w, "--remove") == 0)
 				a.given[OPT_REMOVE]++;
+			else if (strcmp(w, "--env") == 0 || strcmp(w, "--net") == 0)
+				a.given[w[2] == 'e' ? OPT_ENV : OPT_NET]++;
 		} else {
 			a.operands[a.noperands++] = words[i];
 		}

@@ -66,6 +66,8 @@ expect_cands "allow BIN: '/' and '~/' to start a path" "/ ~/" allow cargo ''
 expect_cands "allow BIN ~...: the shell's own file completion" ":files" allow cargo '~/.c'
 expect_cands "allow BIN /...: likewise" ":files" allow cargo /us
 expect_cands "allow BIN: no relative path" "" allow cargo re
+expect_cands "allow --env BIN: a variable's name, no path" "" allow --env cargo ''
+expect_cands "allow --net BIN: a policy, no path" "off open" allow --net cargo ''
 expect_cands "unlink: the linked directories" "$PROJ :dirs" unlink ''
 expect_cands "link -r likewise" "$PROJ :dirs" link -r ''
 expect_cands "link DIR: shells" "alpha alpine beta" link . ''

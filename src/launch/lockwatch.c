@@ -23,7 +23,7 @@ static void watch_dir(struct lockwatch *w, char *dir)
 		free(dir);
 		return;
 	}
-	int wd = inotify_add_watch(w->fd, dir, IN_CREATE | IN_ONLYDIR);
+	int wd = inotify_add_watch(w->fd, dir, IN_MODIFY | IN_MOVED_FROM | IN_ONLYDIR);
 	if (wd < 0) {
 		free(dir);
 		return;
@@ -56,31 +56,23 @@ static const char *watch_dir_of(const struct lockwatch *w, int wd)
 	return NULL;
 }
 
-static bool listed(const struct name_list *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return true;
-	return false;
-}
-
-/* name, made in dir: the lock of which protected path, if any? */
-static void note_lock(const struct profile *p, const char *dir, const char *name,
-                      struct name_list *written)
+/* name, made in dir: the lock of which protected rule of p, or -1. */
+static ssize_t lock_of(const struct profile *p, const char *dir, const char *name)
 {
 	size_t len = strlen(name);
 	if (len <= 5 || strcmp(name + len - 5, ".lock"))
-		return;
+		return -1;
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct rule *r = &p->rules[i];
-		if (r->origin != ORIGIN_PROTECTED || listed(written, r->path))
+		if (r->origin != ORIGIN_PROTECTED)
 			continue;
 		const char *base = path_basename(r->path);
 		cleanup_free char *parent = path_dirname(r->path);
 		if (strlen(base) == len - 5 && !strncmp(base, name, len - 5) &&
 		    !strcmp(parent, dir))
-			name_list_add(written, r->path, strlen(r->path));
+			return (ssize_t)i;
 	}
+	return -1;
 }
 
 static void free_watch(struct lockwatch *w)
@@ -94,17 +86,37 @@ static void free_watch(struct lockwatch *w)
 	*w = (struct lockwatch){.fd = -1};
 }
 
-void lockwatch_end(struct lockwatch *w, const struct profile *p, struct name_list *written)
+/* What happened to each protected rule's lock: written, renamed. */
+enum { LOCK_WRITTEN = 1, LOCK_RENAMED = 2 };
+
+static void read_events(struct lockwatch *w, const struct profile *p, unsigned char *seen)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
-	while (w->fd >= 0 && ((n = read(w->fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)))
+	while ((n = read(w->fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
 		for (ssize_t off = 0; off < n;) {
 			const struct inotify_event *e = (const struct inotify_event *)(buf + off);
 			const char *dir = watch_dir_of(w, e->wd);
-			if (dir && e->len && (e->mask & IN_CREATE))
-				note_lock(p, dir, e->name, written);
+			ssize_t i = dir && e->len ? lock_of(p, dir, e->name) : -1;
+			if (i >= 0)
+				seen[i] |= e->mask & IN_MOVED_FROM ? LOCK_RENAMED : LOCK_WRITTEN;
 			off += (ssize_t)(sizeof(*e) + e->len);
 		}
+}
+
+/* A lock written and never renamed is a change git could not make: on
+ * the read-only bind the rename over the file fails. One that was renamed
+ * made it (a session without a mount namespace protects nothing), and
+ * one never written was given up before any change (git config --unset
+ * of an absent key locks the file, finds nothing, and removes the lock). */
+void lockwatch_end(struct lockwatch *w, const struct profile *p, struct name_list *written)
+{
+	if (w->fd >= 0) {
+		cleanup_free unsigned char *seen = xcalloc(p->nrules, 1);
+		read_events(w, p, seen);
+		for (size_t i = 0; i < p->nrules; i++)
+			if (seen[i] == LOCK_WRITTEN)
+				name_list_add(written, p->rules[i].path, strlen(p->rules[i].path));
+	}
 	free_watch(w);
 }

@@ -4,7 +4,9 @@
 # the rename fails with "Device or resource busy", which does not point at
 # moat; husky's init then exits 0 with its hooks unconfigured. moat names
 # the protected file once the session ends, and says to run the command
-# outside moat; --trace reports it as protected, with no grant to suggest.
+# outside moat (a lock written and not renamed: never for a change git
+# gave up, nor where nothing was protected); --trace reports it as
+# protected, with no grant to suggest.
 # The controls make the same changes without moat.
 . "$(dirname "$0")/../lib.sh"
 
@@ -64,6 +66,25 @@ run "$MOAT" run -- sh -c 'git config --get user.name && echo two >>f && git comm
 expect_no_out "reading the config and committing says nothing" 0 '^moat: cannot change|^hint:'
 run "$MOAT" -q run -- git config user.name inside
 expect_no_out "nor with -q" failed '^moat: cannot change|^hint:'
+# git locks the config, finds nothing to unset and removes the lock
+# unwritten: no change was refused.
+expect_status "control: git config --unset of an absent key fails outside (5)" 5 git config --unset no.such
+run "$MOAT" run -- git config --unset no.such
+expect_no_out "nor when git gave up before changing the config" 5 '^moat: cannot change|^hint:'
+# Where the kernel gives no mount namespace nothing is protected: the
+# change is made, and moat must not say otherwise.
+NONS=$HELPERS/no_namespaces
+rm -f "$XDG_STATE_HOME/moat/namespaces-worked"
+run "$NONS" "$MOAT" run -- git config user.name unprotected
+if grep -q 'no mount namespace here' "$T/.err"; then
+	[ "$rc" = 0 ] && [ "$(git config user.name)" = unprotected ] &&
+		ok "without a mount namespace git config changes .git/config" ||
+		{ not_ok "without a mount namespace git config changes .git/config" && _show "no_namespaces"; }
+	expect_no_out "and moat does not say it could not" 0 '^moat: cannot change|^hint:'
+	git config user.name outside
+else
+	skip "prerequisite: tests/helpers/no_namespaces refusing moat its namespaces"
+fi
 
 # --- moat shell ---------------------------------------------------------------
 printf 'git config user.name inside\nexit 0\n' >"$T/cmds"

@@ -154,7 +154,8 @@ const struct command commands[] = {
      "moat allow -r --net BIN POLICY...",
      "grant BIN access to PATH outside the root, in every project, or with --dirs in projects "
      "under DIR (no arguments: list grants)",
-     allow_options, "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
+     allow_options, "moat allow cargo ~/.cargo --write --exec", "allow-bin grant-target", "unallow",
+     false},
     {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,
      "moat unallow cargo ~/.cargo", "grant-bin grant-path", NULL, false},
     {"link", cmd_link, "moat link [DIR SHELL...]\nmoat link -r DIR",

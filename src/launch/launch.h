@@ -62,6 +62,10 @@ struct launch {
 	 * records the hosts it refused (proxy_read_refusals); 0 for none,
 	 * never standard input. */
 	int net_log_fd;
+	/* A session's: the protected paths its commands tried to change, seen
+	 * from their lock files once it ended (lockwatch.h), for the front end
+	 * to name. */
+	struct name_list protected_written;
 
 	/* For the front end to print: always, unless --quiet, and with -v. */
 	struct strbuf warnings; /* one per line, printed as "<prog>: warning: ..." */

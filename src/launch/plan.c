@@ -97,6 +97,7 @@ void launch_free(struct launch *l)
 	free(l->name);
 	free(l->path);
 	free(l->jailbreak_env);
+	name_list_free(&l->protected_written);
 	sb_release(&l->warnings);
 	sb_release(&l->info);
 	sb_release(&l->notes);

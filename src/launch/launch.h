@@ -61,6 +61,9 @@ struct launch {
 	 * records the hosts it refused (proxy_read_refusals); 0 for none,
 	 * never standard input. */
 	int net_log_fd;
+	/* After a session on a terminal: its output showed a permission
+	 * error, the way a refusal by the sandbox surfaces (launch/relay.c). */
+	bool saw_refusal;
 
 	/* For the front end to print: always, unless --quiet, and with -v. */
 	struct strbuf warnings; /* one per line, printed as "<prog>: warning: ..." */

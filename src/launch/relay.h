@@ -24,6 +24,11 @@ struct relay {
 	bool raw;           /* the user's terminal is in raw mode now */
 	char pending[4096]; /* keystrokes not yet taken by the pseudo-terminal */
 	size_t npending;
+	/* The tool's output showed a permission error, the way a refusal by
+	 * the sandbox surfaces (moat run's --trace hint follows only then). */
+	bool saw_refusal;
+	char tail[15]; /* the last bytes shown, for words split between reads */
+	size_t ntail;
 };
 
 /* A pseudo-terminal like the user's (modes, window size), when any of

@@ -612,6 +612,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	} else {
 		/* It closes events[0], or leaves it to moat's exit. */
 		status = follow(&r, pid, isolated, &ch, err);
+		l->saw_refusal = r.saw_refusal;
 		close(ch.control[1]);
 	}
 	end_proxy(proxy_pid);

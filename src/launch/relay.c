@@ -70,11 +70,11 @@ static void leave_raw(struct relay *r)
 	r->raw = false;
 }
 
-int relay_open(struct relay *r, struct error *err)
+int relay_open(struct relay *r, bool own_pty, struct error *err)
 {
 	*r = (struct relay){
 	    .master = -1, .slave = -1, .user_in = -1, .user_out = -1, .user_tty = -1};
-	for (int fd = 0; fd <= 2; fd++) {
+	for (int fd = 0; fd <= 2 && own_pty; fd++) {
 		r->on_slave[fd] = isatty(fd);
 		if (r->on_slave[fd] && r->user_tty < 0)
 			r->user_tty = fd;

@@ -32,8 +32,9 @@ struct relay {
 };
 
 /* A pseudo-terminal like the user's (modes, window size), when any of
- * stdin, stdout and stderr is a terminal. */
-int relay_open(struct relay *r, struct error *err);
+ * stdin, stdout and stderr is a terminal and own_pty says to make one.
+ * Without, the relay only waits and passes signals on. */
+int relay_open(struct relay *r, bool own_pty, struct error *err);
 
 /* In the session's supervisor: a session of its own, whose controlling
  * terminal is the slave. The tool runs in a process group of that session

@@ -19,6 +19,12 @@ read_only() {
 		not_ok "$1 (want a read-only refusal)" && _show "(last command)"; fi
 }
 
+# With config.zon refused to it, the inner moat says why.
+run "$MOAT" run -- "$MOAT" run -- true
+[ "$rc" = 125 ] && ok "config.zon refused inside: moat's own failure (125)" || not_ok "status $rc"
+expect_out "and the hint says it is the outer session's sandbox" \
+	"^hint: this moat runs inside a moat session, whose sandbox refuses it config.zon"
+
 # The same root: every protected path is the outer session's, read-only.
 expect_ok "control: without moat the hooks are writable" sh -c 'echo x >.git/hooks/probe && rm .git/hooks/probe'
 run "$MOAT" run -- env XDG_CONFIG_HOME="$NOCFG" "$MOAT" run -- sh -c 'echo x >.git/hooks/pre-commit'

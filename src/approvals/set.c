@@ -140,7 +140,8 @@ void confirm_summary(struct strbuf *out, const char *bin, const struct profile *
 	for (size_t i = 0; i < set->n; i++) {
 		const struct access_item *it = &set->items[i];
 		if (it->kind == ITEM_HOME)
-			add_line(out, "HOME", it->path, "");
+			add_line(out, access_name(profile_access_at(p, it->path) & ACCESS_ALL),
+			         it->path, "  HOME");
 		else if (it->kind == ITEM_GRANT)
 			add_line(out, access_name(it->access), it->path, "");
 		else if (it->kind == ITEM_SOCKET)
@@ -175,13 +176,13 @@ void confirm_summary(struct strbuf *out, const char *bin, const struct profile *
 		netpolicy_format(&net, &p->net, ',');
 	sb_addf(out, "  %-16s %s\n", "network", net.buf);
 	sb_release(&net);
-	if (!sockets)
-		sb_adds(out, "nothing else outside those paths is readable\n");
-	else if (abi)
-		sb_adds(out,
-		        "nothing else outside those paths is readable, but any unix socket can be "
-		        "connected to (the ssh-agent's, D-Bus, docker.sock)\n");
-	else
-		sb_adds(out,
-		        "nothing else outside those paths is readable or can be connected to\n");
+	/* The system's directories are readable too (moat profile lists
+	 * them): the last line must not claim that nothing else is. */
+	sb_adds(out, "nothing else is readable but system directories (/usr, /etc, ...)");
+	if (sockets && abi)
+		sb_adds(out, ", and any unix socket can be connected to (the ssh-agent's, D-Bus, "
+		             "docker.sock)");
+	else if (sockets)
+		sb_adds(out, "; no other socket can be connected to");
+	sb_addc(out, '\n');
 }

@@ -191,13 +191,25 @@ static void print_pasteable(const char *line)
 		note_print("moat", line);
 }
 
-/* After a command that failed on a terminal: the line that shows what the
- * sandbox refused, the same command under --trace, ready to paste. Not
- * with -q, nor with .trace_hint = false in config.zon. */
+/* Did the sandbox perhaps refuse something? Without tracing moat cannot
+ * know, but a refusal surfaces as a permission error, which the relay
+ * watches the tool's output for, and a network narrowed to off or to
+ * hosts fails in ways of its own (unreachable, the proxy's 403). */
+static bool may_have_refused(const struct launch *l)
+{
+	return l->saw_refusal || l->profile.net.level == NET_OFF ||
+	       l->profile.net.level == NET_HOSTS;
+}
+
+/* After a command that failed on a terminal with a sign of a refusal: the
+ * line that shows what the sandbox refused, the same command under
+ * --trace, ready to paste. Not with -q, nor with .trace_hint = false in
+ * config.zon. */
 static void print_trace_hint(const struct cli_args *a, const struct global_opts *g,
                              const struct launch *l, int status)
 {
-	if (status == 0 || g->quiet || l->cfg.no_trace_hint || !isatty(STDERR_FILENO))
+	if (status == 0 || g->quiet || l->cfg.no_trace_hint || !isatty(STDERR_FILENO) ||
+	    !may_have_refused(l))
 		return;
 	struct strbuf line = STRBUF_INIT;
 	const char *prog = g->prog && strchr(g->prog, '/') ? g->prog : "moat";

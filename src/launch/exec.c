@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "base/envvars.h"
 #include "base/fs.h"
@@ -145,6 +146,14 @@ static void leave_terminal(void)
 	close(fd);
 }
 
+/* Is path read-only already: bound so by the moat session this one is
+ * nested in, or on a read-only file system? */
+static bool read_only_mount(const char *path)
+{
+	struct statvfs st;
+	return statvfs(path, &st) == 0 && (st.f_flag & ST_RDONLY);
+}
+
 void launch_warn_unprotected(const struct launch *l, int e)
 {
 	const struct profile *p = &l->profile;
@@ -152,17 +161,26 @@ void launch_warn_unprotected(const struct launch *l, int e)
 	size_t n = 0;
 	for (size_t i = 0; i < p->nrules; i++)
 		if (p->rules[i].protect != PROTECT_NONE && p->rules[i].protect != PROTECT_PIN &&
-		    n++ == 0)
+		    !read_only_mount(p->rules[i].path) && n++ == 0)
 			first = p->rules[i].path;
 	if (!first || !l->print_warnings)
 		return;
+	const char *others = n > 1 ? " and the other protected paths" : "";
+	const char *verb = n > 1 ? "stay" : "stays";
 	/* Only what moat knows: the kernel's answer, and that namespaces
-	 * never worked here (else launch_check_unisolated refused). */
-	cleanup_free char *msg = xasprintf(
-	    "no mount namespace here (the kernel refused one: %s; none ever worked for you "
-	    "here), so '%s'%s stay%s writable in the sandbox: what is planted there runs "
-	    "at your next git, outside it; 'moat check' explains\n",
-	    strerror(e), first, n > 1 ? " and the other protected paths" : "", n > 1 ? "" : "s");
+	 * never worked here (else launch_check_unisolated refused), or that
+	 * this session is nested in another, whose sandbox allows no mounts
+	 * and has left these writable. */
+	cleanup_free char *msg =
+	    l->nested
+	        ? xasprintf("this session is nested in another moat session, which lets it make "
+	                    "no mounts of its own: '%s'%s, which that session does not bind "
+	                    "read-only, %s as writable as %s there\n",
+	                    first, others, verb, n > 1 ? "they are" : "it is")
+	        : xasprintf("no mount namespace here (the kernel refused one: %s; none ever worked "
+	                    "for you here), so '%s'%s %s writable in the sandbox: what is planted "
+	                    "there runs at your next git, outside it; 'moat check' explains\n",
+	                    strerror(e), first, others, verb);
 	l->print_warnings(msg);
 }
 

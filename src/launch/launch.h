@@ -66,6 +66,9 @@ struct launch {
 	 * from their lock files once it ended (lockwatch.h), for the front end
 	 * to name. */
 	struct name_list protected_written;
+	/* After a session on a terminal: its output showed a permission
+	 * error, the way a refusal by the sandbox surfaces (launch/relay.c). */
+	bool saw_refusal;
 
 	/* For the front end to print: always, unless --quiet, and with -v. */
 	struct strbuf warnings; /* one per line, printed as "<prog>: warning: ..." */

@@ -1,5 +1,6 @@
 #include "launch/plan.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,13 @@ int plan_read_config(struct launch *l, const char *home, struct error *err)
 {
 	cleanup_free char *path = settings_path(home);
 	sb_addf(&l->notes, "config %s\n", path);
-	return settings_read(path, &l->cfg, NULL, NULL, err);
+	int rc = settings_read(path, &l->cfg, NULL, NULL, err);
+	/* moat run inside a session: the outer sandbox refuses HOME's files,
+	 * config.zon too, and the cause is that, not the file's mode. */
+	if (rc < 0 && errno == EACCES && sandbox_already_confined(NULL, home))
+		error_hint(err, "this moat runs inside a moat session, whose sandbox refuses it "
+		                "config.zon; run it outside that session");
+	return rc;
 }
 
 int plan_use_config(struct launch *l, int read, struct error *err)

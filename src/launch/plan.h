@@ -44,7 +44,9 @@ void launch_make_git_files(struct launch *l);
 
 /* Say that the protected paths stay writable: the kernel gave no mount
  * namespace to bind them read-only in (sandbox_protect returned 1, errno
- * e), once launch_check_unisolated has let that pass. */
+ * e), once launch_check_unisolated has let that pass; or, nested in
+ * another session, that session's sandbox allowed none. Paths already
+ * read-only (the outer session's binds) are not named. */
 void launch_warn_unprotected(const struct launch *l, int e);
 
 /* The kernel refused the namespaces l planned, with errno e: 0 when the

@@ -70,11 +70,11 @@ static void leave_raw(struct relay *r)
 	r->raw = false;
 }
 
-int relay_open(struct relay *r, struct error *err)
+int relay_open(struct relay *r, bool own_pty, struct error *err)
 {
 	*r = (struct relay){
 	    .master = -1, .slave = -1, .user_in = -1, .user_out = -1, .user_tty = -1};
-	for (int fd = 0; fd <= 2; fd++) {
+	for (int fd = 0; fd <= 2 && own_pty; fd++) {
 		r->on_slave[fd] = isatty(fd);
 		if (r->on_slave[fd] && r->user_tty < 0)
 			r->user_tty = fd;
@@ -155,6 +155,35 @@ static bool write_all(int fd, const char *buf, size_t n)
 	return true;
 }
 
+/* What the errors of a refusal (EACCES, EPERM) print as: strerror's words
+ * and the names runtimes show. None is longer than relay.tail plus one. */
+static const char *const refusal_words[] = {"ermission denied", "ot permitted", "EACCES", "EPERM"};
+
+static bool holds_refusal(const char *s, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_LEN(refusal_words); i++)
+		if (memmem(s, n, refusal_words[i], strlen(refusal_words[i])))
+			return true;
+	return false;
+}
+
+/* Look for a refusal's words in what the tool wrote, across reads: the
+ * last bytes of one read are looked at again with the next one's first. */
+static void watch_refusals(struct relay *r, const char *buf, size_t n)
+{
+	enum { KEEP = sizeof(r->tail) };
+	char edge[2 * KEEP];
+	size_t head = n < KEEP ? n : KEEP;
+	memcpy(edge, r->tail, r->ntail);
+	memcpy(edge + r->ntail, buf, head);
+	r->saw_refusal = holds_refusal(edge, r->ntail + head) || holds_refusal(buf, n);
+	/* The next tail: the last KEEP bytes of buf, or of edge when buf is
+	 * shorter (edge then holds all of it, after the old tail). */
+	size_t nedge = r->ntail + head;
+	r->ntail = nedge < KEEP ? nedge : KEEP;
+	memcpy(r->tail, n >= KEEP ? buf + n - KEEP : edge + nedge - r->ntail, r->ntail);
+}
+
 /* The tool's output to the user's terminal. False once the slave side is
  * gone (every process holding it has exited). */
 static bool pump_output(struct relay *r)
@@ -163,6 +192,8 @@ static bool pump_output(struct relay *r)
 	ssize_t n = read(r->master, buf, sizeof(buf));
 	if (n > 0) {
 		write_all(r->user_out, buf, (size_t)n);
+		if (!r->saw_refusal)
+			watch_refusals(r, buf, (size_t)n);
 		return true;
 	}
 	return n < 0 && (errno == EAGAIN || errno == EINTR);

@@ -24,11 +24,17 @@ struct relay {
 	bool raw;           /* the user's terminal is in raw mode now */
 	char pending[4096]; /* keystrokes not yet taken by the pseudo-terminal */
 	size_t npending;
+	/* The tool's output showed a permission error, the way a refusal by
+	 * the sandbox surfaces (moat run's --trace hint follows only then). */
+	bool saw_refusal;
+	char tail[15]; /* the last bytes shown, for words split between reads */
+	size_t ntail;
 };
 
 /* A pseudo-terminal like the user's (modes, window size), when any of
- * stdin, stdout and stderr is a terminal. */
-int relay_open(struct relay *r, struct error *err);
+ * stdin, stdout and stderr is a terminal and own_pty says to make one.
+ * Without, the relay only waits and passes signals on. */
+int relay_open(struct relay *r, bool own_pty, struct error *err);
 
 /* In the session's supervisor: a session of its own, whose controlling
  * terminal is the slave. The tool runs in a process group of that session

@@ -316,15 +316,16 @@ static int supervisor(void *data)
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
-	/* Nested, the outer session keeps its own root's paths read-only.
-	 * Allowed to start without namespaces (session_run), a session whose
-	 * mount namespace is then refused for another cause is judged again. */
+	/* Nested, the outer session keeps its own root's paths read-only:
+	 * the warning names only those it left writable. Allowed to start
+	 * without namespaces (session_run), a session whose mount namespace
+	 * is then refused for another cause is judged again. */
 	int refused = errno;
 	if (mounts > 0 && launch_check_unisolated(l, refused, &err) < 0) {
 		send_event(events, 'E', EXIT_MOAT_FAILED, &err);
 		_exit(EXIT_MOAT_FAILED);
 	}
-	if (mounts > 0 && !l->nested)
+	if (mounts > 0)
 		launch_warn_unprotected(l, refused);
 	if (!isolated)
 		platform_become_subreaper();
@@ -569,7 +570,9 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		proxy_channel(proxy);
 	struct relay r;
 	struct channels ch;
-	if (relay_open(&r, err) < 0 || platform_pipe_cloexec(ch.events) < 0 ||
+	/* Nested, the terminal is the outer session's pseudo-terminal already,
+	 * and its sandbox refuses a new one's slave: the tool keeps it. */
+	if (relay_open(&r, !l->nested, err) < 0 || platform_pipe_cloexec(ch.events) < 0 ||
 	    platform_pipe_cloexec(ch.control) < 0) {
 		if (!err->msg[0])
 			error_errno(err, "cannot start the session");
@@ -615,6 +618,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	} else {
 		/* It closes events[0], or leaves it to moat's exit. */
 		status = follow(&r, pid, isolated, &ch, err);
+		l->saw_refusal = r.saw_refusal;
 		close(ch.control[1]);
 	}
 	end_proxy(proxy_pid);

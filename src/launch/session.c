@@ -355,8 +355,10 @@ int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool he
 	/* moat's own files and binaries decide how this and every later run is
 	 * confined (context/own.h). Inside a sandbox already (a nested
 	 * session) nothing here runs unconfined, and the outer sandbox bounds
-	 * whatever they say. */
-	l->nested = sandbox_already_confined(l->ctx.root, l->ctx.home);
+	 * whatever they say, whatever its root: moat run --here in a
+	 * subdirectory, or in a repository inside the outer root, is nested
+	 * too. */
+	l->nested = sandbox_already_confined(NULL, l->ctx.home);
 	cleanup_free char *self = platform_self_exe();
 	const char *binaries[] = {self, l->ctx.wrapper};
 	if (!l->nested && plan_check_own(l, OWN_FILES, binaries, 2, err) < 0)

@@ -406,6 +406,17 @@ bool profile_allows_write(const struct profile *p, const char *path)
 	return writable;
 }
 
+unsigned profile_access_at(const struct profile *p, const char *path)
+{
+	unsigned access = 0;
+	/* Landlock's rights are inherited: path gets what every rule on it or
+	 * on a directory above it gives. */
+	for (size_t i = 0; p && i < p->nrules; i++)
+		if (path_is_under(path, p->rules[i].path))
+			access |= p->rules[i].access;
+	return access;
+}
+
 const char *access_name(unsigned access)
 {
 	if (access == ACCESS_CONNECT)

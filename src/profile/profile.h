@@ -193,6 +193,11 @@ bool profile_has_sockets(const struct profile *p);
  * count: nothing written there outlives the run. */
 bool profile_allows_write(const struct profile *p, const char *path);
 
+/* What path gets (enum access bits): the union of the rules on it and on
+ * the directories above it, as Landlock grants them. The read-only binds
+ * of protected paths are not Landlock's: profile_allows_write knows them. */
+unsigned profile_access_at(const struct profile *p, const char *path);
+
 /* Human names, for listings: "read", "read/write", "read/write/exec", ... */
 const char *access_name(unsigned access);
 const char *origin_name(enum rule_origin origin);

@@ -6,7 +6,7 @@
 
 /* "network  off|ports|open  why": ports listed as `moat allow --net`
  * takes them. */
-static void add_network(struct strbuf *out, const struct netpolicy *n)
+static void add_network(struct strbuf *out, const struct netpolicy *n, int width)
 {
 	struct strbuf what = STRBUF_INIT;
 	if (n->level == NET_PORTS || n->level == NET_HOSTS)
@@ -16,7 +16,7 @@ static void add_network(struct strbuf *out, const struct netpolicy *n)
 		                   ? "by design, unless config.zon's .net or --net "
 		                     "narrows it"
 		                   : "no network (a session: its own loopback)");
-	sb_addf(out, "%-40s %-16s %s\n", "network", netpolicy_level_name(n->level), what.buf);
+	sb_addf(out, "%-*s %-16s %s\n", width, "network", netpolicy_level_name(n->level), what.buf);
 	sb_release(&what);
 }
 
@@ -65,6 +65,24 @@ static void add_padded(struct strbuf *out, const char *s, int width, bool utf8)
 	sb_addc(out, ' ');
 }
 
+/* The path column's width: the longest path as shown, at least 40, so
+ * that one long path does not push its row's access and origin out of
+ * line with every other row's. */
+static int path_width(const struct profile *p, bool utf8)
+{
+	size_t width = 40;
+	struct strbuf shown = STRBUF_INIT;
+	for (size_t i = 0; i < p->nrules + p->njailbreaks; i++) {
+		sb_reset(&shown);
+		add_shown(&shown, i < p->nrules ? p->rules[i].path : p->jailbreaks[i - p->nrules],
+		          utf8);
+		if (shown.len > width)
+			width = shown.len;
+	}
+	sb_release(&shown);
+	return (int)width;
+}
+
 static const char *isolation_text(bool isolated)
 {
 	return isolated
@@ -108,9 +126,10 @@ static void json_names(struct json *j, const char *key, const struct name_list *
 void profile_render_text(const struct profile *p, const struct profile_facts *f, struct strbuf *out)
 {
 	bool utf8 = visible_utf8_locale();
+	int width = path_width(p, utf8);
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct rule *r = &p->rules[i];
-		add_padded(out, r->path, 40, utf8);
+		add_padded(out, r->path, width, utf8);
 		sb_addf(out, "%-16s ", access_name(r->access));
 		if (r->origin == ORIGIN_GRANT) {
 			sb_adds(out, "grant for ");
@@ -126,10 +145,10 @@ void profile_render_text(const struct profile *p, const struct profile_facts *f,
 			sb_adds(out, " (absent, no rule)\n");
 	}
 	for (size_t i = 0; i < p->njailbreaks; i++) {
-		add_padded(out, p->jailbreaks[i], 40, utf8);
+		add_padded(out, p->jailbreaks[i], width, utf8);
 		sb_addf(out, "%-16s %s\n", "jailbreak", jailbreak_here);
 	}
-	add_network(out, &p->net);
+	add_network(out, &p->net, width);
 	for (size_t i = 0; i < p->nenv; i++) {
 		sb_adds(out, "env ");
 		add_shown(out, p->env[i].name, utf8);

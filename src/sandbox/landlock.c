@@ -421,7 +421,7 @@ static bool refused(const char *path)
 bool sandbox_already_confined(const char *root, const char *home)
 {
 	const char *hint = getenv(ENV_SANDBOX);
-	if (!hint || strcmp(hint, root) != 0)
+	if (!hint || (root && strcmp(hint, root) != 0))
 		return false;
 	/* The kernel's word: no_new_privs and a seccomp filter are set, "/" (which
 	 * every user may list) is refused, home is refused, and the root is not.
@@ -435,6 +435,8 @@ bool sandbox_already_confined(const char *root, const char *home)
 	struct stat st;
 	if (home && stat(home, &st) == 0 && !refused(home))
 		return false;
+	if (!root)
+		return true;
 	int fd = openat(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return false;

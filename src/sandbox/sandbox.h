@@ -97,10 +97,10 @@ int sandbox_protection_refusal(void);
  * kernel that cannot confine them by path (Landlock ABI < 9), or NULL. */
 const char *sandbox_socket_warning(const struct profile *p, const struct sandbox_support *s);
 
-/* Is this process already inside a moat sandbox for this root? The
- * MOAT_SANDBOX variable says so only as a hint; the answer comes from the
- * kernel (paths outside the profile must be refused to us), so a variable
- * forged outside a sandbox cannot switch confinement off. */
+/* Is this process already inside a moat sandbox for this root (NULL: for
+ * any root)? The MOAT_SANDBOX variable says so only as a hint; the answer
+ * comes from the kernel (paths outside the profile must be refused to us),
+ * so a variable forged outside a sandbox cannot switch confinement off. */
 bool sandbox_already_confined(const char *root, const char *home);
 
 #endif

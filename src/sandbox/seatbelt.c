@@ -233,7 +233,7 @@ int sandbox_protect(const struct profile *p, struct error *err)
 bool sandbox_already_confined(const char *root, const char *home)
 {
 	const char *hint = getenv(ENV_SANDBOX);
-	if (!hint || strcmp(hint, root) != 0)
+	if (!hint || (root && strcmp(hint, root) != 0))
 		return false;
 	/* Seatbelt applies one profile per process, so a wrapper inside `moat
 	 * shell` cannot add its own and must not try. The variable is only a
@@ -243,7 +243,7 @@ bool sandbox_already_confined(const char *root, const char *home)
 		return false;
 	if (home && !denied(SBPL_CHECK_READ_OP, home))
 		return false;
-	return allowed(SBPL_CHECK_WRITE_OP, root);
+	return !root || allowed(SBPL_CHECK_WRITE_OP, root);
 }
 
 const char *sandbox_socket_warning(const struct profile *p, const struct sandbox_support *s)

@@ -83,17 +83,6 @@ const char *trace_op_name(enum trace_op op)
 	return (size_t)op < ARRAY_LEN(op_names) && op_names[op] ? op_names[op] : "?";
 }
 
-/* What the profile gives at path: Landlock unions the rights of every rule
- * on the path and its ancestors. */
-static unsigned profile_access(const struct profile *p, const char *path)
-{
-	unsigned access = 0;
-	for (size_t i = 0; p && i < p->nrules; i++)
-		if (path_is_under(path, p->rules[i].path))
-			access |= p->rules[i].access;
-	return access;
-}
-
 /* One grant a denial needs: access at path. */
 struct need {
 	char *path;
@@ -103,7 +92,7 @@ struct need {
 static void add_need(struct need *needs, size_t *n, const struct profile *p, char *path,
                      unsigned access)
 {
-	if ((profile_access(p, path) & access) == access || *n == MAX_NEEDS) {
+	if ((profile_access_at(p, path) & access) == access || *n == MAX_NEEDS) {
 		free(path);
 		return;
 	}
@@ -119,7 +108,7 @@ static size_t needs_for_move(const struct trace_denial *d, const struct profile 
 	size_t n = 0;
 	char *src_dir = path_dirname(d->path);
 	char *dst_dir = path_dirname(d->other ? d->other : d->path);
-	unsigned dst = profile_access(p, dst_dir) | ACCESS_RW;
+	unsigned dst = profile_access_at(p, dst_dir) | ACCESS_RW;
 	add_need(needs, &n, p, src_dir, ACCESS_RW | (dst & ACCESS_EXEC));
 	add_need(needs, &n, p, dst_dir, ACCESS_RW);
 	return n;
@@ -321,6 +310,53 @@ static char *protected_why(const struct rule *prot, const struct trace_facts *f)
 	return sb_detach(&sb);
 }
 
+static char *owner_dir(const char *path, const char *home);
+
+/* The tree a PATH directory below home belongs to, or NULL: a version
+ * manager's for its shims or bin directory (~/.pyenv for ~/.pyenv/shims)
+ * where that is a tool's own directory (not home, ~/.local or a directory
+ * of secrets), else the directory itself (~/.local/bin, ~/bin). */
+static char *path_dir_tree(const char *dir, const char *home)
+{
+	const char *base = strrchr(dir, '/') + 1;
+	if (strcmp(base, "bin") == 0 || strcmp(base, "shims") == 0) {
+		char *up = path_dirname(dir), *owner = owner_dir(up, home);
+		bool own = owner && strcmp(owner, up) == 0;
+		free(owner);
+		if (own)
+			return up;
+		free(up);
+	}
+	char *owner = owner_dir(dir, home);
+	bool own = owner != NULL;
+	free(owner);
+	return own ? xstrdup(dir) : NULL;
+}
+
+/* The tree of a PATH directory below home that path lies in, or NULL. A
+ * shim, run by whatever runs the tool, execs the real program elsewhere in
+ * that tree: a grant for the program doing the exec (bash) misleads, and
+ * one on the shim alone fixes one step of several. */
+static char *path_tree(const char *path, const struct trace_facts *f)
+{
+	if (!f->path_env || !f->home)
+		return NULL;
+	char **dirs = path_list_split(f->path_env, NULL), *tree = NULL;
+	for (size_t i = 0; dirs[i] && !tree; i++) {
+		if (dirs[i][0] != '/')
+			continue;
+		char *dir = path_normalize(dirs[i]);
+		tree = path_dir_tree(dir, f->home);
+		if (tree && !path_is_under(path, tree)) {
+			free(tree);
+			tree = NULL;
+		}
+		free(dir);
+	}
+	path_list_free(dirs);
+	return tree;
+}
+
 static void add_path_denial(struct report *r, size_t entry, const struct trace_denial *d,
                             const struct profile *p, const struct trace_facts *f)
 {
@@ -361,12 +397,19 @@ static void add_path_denial(struct report *r, size_t entry, const struct trace_d
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
+		/* A program of the user's PATH: its tree, for every binary
+		 * (unless a wrapped tool ran it: then for that tool). */
+		char *tree = d->op == TRACE_EXEC ? path_tree(needs[i].path, f) : NULL;
+		if (tree) {
+			free(needs[i].path);
+			needs[i].path = tree;
+		}
 		struct strbuf why = STRBUF_INIT;
 		char *grant = acceptable_grant(needs[i].path, shown, home, &why);
 		if ((needs[i].access & ACCESS_WRITE) && path_is_under(needs[i].path, home))
 			r->home_cache = true;
 		struct suggestion s = {.kind = grant ? SUGG_GRANT : SUGG_NONE,
-		                       .bin = bin,
+		                       .bin = tree && !d->tool ? "*" : bin,
 		                       .path = grant,
 		                       .access = needs[i].access,
 		                       .why = why.len ? sb_detach(&why) : NULL,
@@ -602,6 +645,24 @@ static void collapse(struct report *r, const char *home)
 	free(v);
 }
 
+/* A grant that one for every binary ('*': a PATH tree's, say) covers,
+ * path and rights, adds nothing: merged into it. */
+static void merge_covered(struct report *r)
+{
+	for (size_t i = 0; i < r->nsugg; i++) {
+		const struct suggestion *all = &r->sugg[i];
+		if (all->kind != SUGG_GRANT || all->merged_into != NOT_MERGED ||
+		    strcmp(all->bin, "*") != 0)
+			continue;
+		for (size_t k = 0; k < r->nsugg; k++) {
+			struct suggestion *s = &r->sugg[k];
+			if (k != i && s->kind == SUGG_GRANT && s->merged_into == NOT_MERGED &&
+			    path_is_under(s->path, all->path) && !(s->access & ~all->access))
+				s->merged_into = i;
+		}
+	}
+}
+
 /* A write grant holding or inside one of moat's own places would let
  * sandboxed code rewrite how moat confines it (moat allow --write refuses
  * it): never suggested, the reason shown instead. */
@@ -681,6 +742,7 @@ void report_build(struct report *r, const struct trace_log *log, const struct pr
 			add_seccomp_denial(r, i, d, p, f);
 	}
 	collapse(r, f->home);
+	merge_covered(r);
 	refuse_own(r, f);
 	refuse_programs(r, f);
 }

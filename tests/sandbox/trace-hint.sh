@@ -1,7 +1,9 @@
-# When a command started by moat run fails on a terminal, one line says how
-# to see what the sandbox refused: the same command under --trace, ready to
-# paste. Not on success, not without a terminal, not with -q, not with
-# .trace_hint = false.
+# When a command started by moat run fails on a terminal after a sign that
+# the sandbox refused something (a permission error in its output, or a
+# network narrowed to off or hosts), one line says how to see what the
+# sandbox refused: the same command under --trace, ready to paste. Not on
+# success, not after a failure with no such sign (issue 39), not without a
+# terminal, not with -q, not with .trace_hint = false.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || { skip "prerequisite: python3 missing (pseudo-terminal driver)"; done_testing; exit; }
 PTY=$MOAT_SRC/tests/pty-run.py
@@ -21,13 +23,38 @@ expect_out "pasted, the line runs the trace and it names the refused file" "$(re
 expect_out "with a moat allow line" "moat allow"
 
 # Words the shell would change are quoted.
-run python3 "$PTY" -- "$MOAT" run -- sh -c 'exit 3' "it's"
-expect_out "quoted words survive" "$HINT  .*moat run --trace -- sh -c 'exit 3' 'it'\"'\"'s'"
+CMD='cat "$HOME/.ssh/id_rsa"; exit 3'
+run python3 "$PTY" -- "$MOAT" run -- sh -c "$CMD" "it's"
+expect_out "quoted words survive" "$HINT  .*moat run --trace -- sh -c $(re_quote "'$CMD'") 'it'\"'\"'s'"
 line=$(sed -n "s/^moat: exit status [0-9]*; $HINT  //p" "$T/.out" | tr -d '\r')
 run sh -c "$line"
 [ "$rc" = 3 ] && ok "and the pasted line runs the same command (status 3)" || { not_ok "pasted status $rc"; _show "$line"; }
-run python3 "$PTY" -- "$MOAT" run --here -- false
-expect_out "--here is kept" "$HINT  .*moat run --here --trace -- false"
+run python3 "$PTY" -- "$MOAT" run --here -- cat "$HOME/.ssh/id_rsa"
+expect_out "--here is kept" "$HINT  .*moat run --here --trace -- cat"
+
+# A failure with no sign of a refusal gets no line: nothing was refused,
+# and --trace would find nothing.
+run false
+[ "$rc" = 1 ] && ok "control: false fails by itself" || not_ok "control: false exited $rc"
+run python3 "$PTY" -- "$MOAT" run -- false
+[ "$rc" = 1 ] && ! grep -q "$HINT" "$T/.out" && ok "no line after false" ||
+	{ not_ok "no line after false" && _show "moat run -- false"; }
+run python3 "$PTY" -- "$MOAT" run -- sh -c 'echo it failed >&2; exit 2'
+[ "$rc" = 2 ] && ! grep -q "$HINT" "$T/.out" && ok "nor after a failure that says something else" ||
+	{ not_ok "nor after a failure that says something else" && _show "moat run -- sh"; }
+run python3 "$PTY" -- "$MOAT" run -- sh -c 'ls "$HOME" >/dev/null; exit 4'
+[ "$rc" = 4 ] && grep -q "$HINT" "$T/.out" && ok "a refusal another program reported, then a failure: the line" ||
+	{ not_ok "a refusal another program reported, then a failure: the line" && _show "moat run -- sh"; }
+# The words may reach moat in two reads of the terminal.
+run python3 "$PTY" -- "$MOAT" run -- sh -c 'printf "x: Permis" >&2; sleep 0.3; echo "sion denied" >&2; exit 1'
+grep -q "$HINT" "$T/.out" && ok "words split between two reads are seen" ||
+	{ not_ok "words split between two reads are seen" && _show "moat run -- sh"; }
+run python3 "$PTY" -- "$MOAT" run -- sh -c 'echo "x: Operation not permitted" >&2; exit 1'
+grep -q "$HINT" "$T/.out" && ok "EPERM's words too" || { not_ok "EPERM's words too" && _show "moat run -- sh"; }
+# A network narrowed to off fails without a permission error.
+run python3 "$PTY" -- "$MOAT" run --net off -- sh -c 'exit 5'
+[ "$rc" = 5 ] && grep -q "$HINT" "$T/.out" && ok "--net off: a failure gets the line" ||
+	{ not_ok "--net off: a failure gets the line" && _show "moat run --net off"; }
 
 run python3 "$PTY" -- "$MOAT" run -- true
 [ "$rc" = 0 ] && ! grep -q "$HINT" "$T/.out" && ok "no line after success" || not_ok "a line after success"

@@ -61,6 +61,41 @@ echo "[x]" >"$HOME/.cargo/config.toml"
 trace cat "$HOME/.cargo/config.toml"
 expect_report "one file read: the file, not the directory" '^ moat allow cat ~/.cargo/config.toml$'
 
+# --- a version manager's shim on PATH: one exec grant on its tree ----------
+# (issue 39) pyenv's shims on PATH run, under whatever shell, the real
+# program elsewhere in ~/.pyenv: the grant is for every binary, on the
+# tree, never for the shell doing the exec nor the shim alone.
+mkdir -p "$HOME/.pyenv/shims" "$HOME/.pyenv/versions/3.11/bin"
+printf '#!/bin/sh\nexec "$HOME/.pyenv/versions/3.11/bin/pyx" "$@"\n' >"$HOME/.pyenv/shims/pyx"
+printf '#!/bin/sh\necho "real pyx ran: $*"\n' >"$HOME/.pyenv/versions/3.11/bin/pyx"
+chmod +x "$HOME/.pyenv/shims/pyx" "$HOME/.pyenv/versions/3.11/bin/pyx"
+SAVED_PATH=$PATH
+PATH=$HOME/.pyenv/shims:$PATH
+expect_ok "control: without moat the shim runs the real program" pyx -V
+expect_out "(its output)" '^real pyx ran: -V$'
+trace pyx -V
+[ "$rc" -ne 0 ] && ! grep -q 'real pyx ran' "$T/.out" && ok "inside, the shim is refused" ||
+	not_ok "inside, the shim is refused (status $rc)"
+expect_lines "one grant on ~/.pyenv, for every binary, with exec" '^to grant' '^(hint|$)' \
+	" moat allow '*' ~/.pyenv --exec"
+apply_suggestions >/dev/null
+trace pyx -V
+[ "$rc" = 0 ] && grep -q '^real pyx ran: -V' "$T/.out" && ok "pasted, the shim runs the real program" ||
+	{ not_ok "pasted, the shim runs the real program (status $rc)" && _show_report; }
+expect_nothing_denied "and nothing is denied"
+run "$MOAT" run -- cat "$HOME/.ssh/id_rsa"
+expect_refused "the tree's grant gives nothing else of HOME: ~/.ssh stays refused" DECOY
+forget_grants
+# With the shim alone granted, the shell's exec of the real program.
+"$MOAT" allow pyx "$HOME/.pyenv/shims/pyx" --exec >/dev/null 2>&1
+trace pyx -V
+expect_report "the refusal is the shell's exec of the real program" \
+	"^ [a-z]+\[N\] (read,)?exec $(re_quote "$HOME/.pyenv/versions/3.11/bin/pyx")"
+expect_lines "the grant is the tree's, not the shell's" '^to grant' '^(hint|$)' \
+	" moat allow '*' ~/.pyenv --exec"
+forget_grants
+PATH=$SAVED_PATH
+
 # --- a wrapped interpreter script: the grant names the wrapper's tool -------
 mkdir -p "$PROJ/tool"
 printf '#!%s\nimport os\nprint("read:", open(os.path.expanduser("~/.toolrc")).read().strip())\n' "$PY" \

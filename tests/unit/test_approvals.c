@@ -178,6 +178,7 @@ static void test_summary(void)
 	struct profile p = {0};
 	p.root = (char *)"/home/u/proj";
 	p.net = NETPOLICY_OPEN;
+	profile_add_rule(&p, "/home/u/proj", ACCESS_ALL, ORIGIN_ROOT, NULL);
 	profile_add_rule(&p, "/home/u/.npmrc", ACCESS_READ, ORIGIN_GRANT, "npm");
 	char *jb = (char *)"/usr/bin/npm";
 	p.jailbreaks = &jb;
@@ -190,12 +191,12 @@ static void test_summary(void)
 	CHECK_STR(out.buf,
 	          "moat: about to run npm in /home/u/proj\n"
 	          "  read/write/exec  /home/u/proj\n"
-	          "  HOME             /home/u/proj/.moat/home\n"
+	          "  read/write/exec  /home/u/proj/.moat/home  HOME\n"
 	          "  read             /home/u/.npmrc\n"
 	          "  jailbreak        /usr/bin/npm  UNSANDBOXED\n"
 	          "  network          allowed\n"
-	          "nothing else outside those paths is readable\n",
-	          "the summary has the seed's shape");
+	          "nothing else is readable but system directories (/usr, /etc, ...)\n",
+	          "the summary has the seed's shape, HOME's access on its line");
 	sb_reset(&out);
 	confirm_summary(&out, "npm", &p, &s, &session);
 	CHECK(strstr(out.buf,
@@ -217,20 +218,20 @@ static void test_summary(void)
 	CHECK_STR(out.buf,
 	          "moat: about to run npm in /home/u/proj\n"
 	          "  read/write/exec  /home/u/proj\n"
-	          "  HOME             /home/u\n"
+	          "  none             /home/u  HOME\n"
 	          "  read             /home/u/.npmrc\n"
 	          "  connect          /run/user/1/agent.sock\n"
 	          "  connect          every pathname unix socket: Landlock ABI 7 cannot confine "
 	          "them by path\n"
 	          "  network          allowed\n"
-	          "nothing else outside those paths is readable, but any unix socket can be "
-	          "connected to (the ssh-agent's, D-Bus, docker.sock)\n",
+	          "nothing else is readable but system directories (/usr, /etc, ...), and any "
+	          "unix socket can be connected to (the ssh-agent's, D-Bus, docker.sock)\n",
 	          "below ABI 9 a listed socket is shown with what it really opens");
 	sb_reset(&out);
 	confirm_summary(&out, "npm", &p, &s, &abi9);
 	CHECK(strstr(out.buf, "  connect          /run/user/1/agent.sock\n") &&
-	          strstr(out.buf, "\nnothing else outside those paths is readable or can be "
-	                          "connected to\n"),
+	          strstr(out.buf, "\nnothing else is readable but system directories (/usr, "
+	                          "/etc, ...); no other socket can be connected to\n"),
 	      "from ABI 9 only the listed socket");
 	access_set_free(&s);
 

@@ -61,6 +61,10 @@ struct launch {
 	 * records the hosts it refused (proxy_read_refusals); 0 for none,
 	 * never standard input. */
 	int net_log_fd;
+	/* A session alone on its .moat/tmp (launch_hold_tmpdir): the held
+	 * directory, which its tool's process clears once confined; 0 for
+	 * none, never standard input. */
+	int tmp_clear_fd;
 
 	/* For the front end to print: always, unless --quiet, and with -v. */
 	struct strbuf warnings; /* one per line, printed as "<prog>: warning: ..." */

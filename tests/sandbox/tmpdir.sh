@@ -63,4 +63,16 @@ expect_ok "the next session starts" "$MOAT" run -- true
 [ "$(cat "$T/granted/precious" 2>/dev/null)" = PRECIOUS ] && ok "the directory it names is not cleared" ||
 	not_ok "the directory behind the link was cleared"
 
+# A project below /tmp, whose session has a /tmp of its own: its TMPDIR is
+# the host's all the same, and is cleared as well.
+W=$(mktemp -d /tmp/moat-tmpdir.XXXXXX) && W=$(cd "$W" && pwd -P) || exit 1
+trap 'chmod -R u+rwX "$T" "$W" 2>/dev/null; rm -rf "$T" "$W" "${TMPDECOY:-}"' EXIT
+mkdir -p "$W/proj"
+cd "$W/proj" || exit 1
+expect_ok "below /tmp: a session leaves a file in TMPDIR" "$MOAT" run -- sh -c 'echo old >"$TMPDIR/leftover"'
+[ -f "$W/proj/.moat/tmp/leftover" ] && ok "control: it is on the host" || not_ok "control: no leftover below /tmp"
+run "$MOAT" run -- sh -c 'ls -A "$TMPDIR"'
+[ "$rc" -eq 0 ] && [ -z "$out" ] && [ ! -e "$W/proj/.moat/tmp/leftover" ] &&
+	ok "below /tmp: the next session's TMPDIR is empty" || { not_ok "below /tmp: leftovers stay" && _show ls; }
+
 done_testing

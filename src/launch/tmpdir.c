@@ -53,6 +53,8 @@ static int lock(int fd, int how)
 int launch_hold_tmpdir(struct launch *l)
 {
 	l->tmp_clear_fd = 0;
+	if (l->jailbroken)
+		return -1; /* no TMPDIR of moat's (launch_exec confines nothing) */
 	int fd = open_tmpdir(l->ctx.root);
 	if (fd < 0)
 		return -1; /* no TMPDIR to keep (make_tmpdir says why, confined) */

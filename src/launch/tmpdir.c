@@ -63,7 +63,17 @@ int launch_hold_tmpdir(struct launch *l)
 		return fd;
 	}
 	/* Waits while another session's start clears it: what that removes
-	 * must not include this session's files. */
+	 * must not include this session's files. Said when it has to wait:
+	 * a process that keeps the lock keeps every session waiting. */
+	if (lock(fd, LOCK_SH | LOCK_NB) == 0)
+		return fd;
+	if (l->print_warnings) {
+		cleanup_free char *msg = xasprintf("waiting for '%s/.moat/tmp': another session of "
+		                                   "this project is emptying it, or "
+		                                   "a process holds a lock on it\n",
+		                                   l->ctx.root);
+		l->print_warnings(msg);
+	}
 	if (lock(fd, LOCK_SH) == 0)
 		return fd;
 	close(fd);

@@ -35,6 +35,22 @@ wait "$first"
 expect_ok "once it has ended" "$MOAT" run -- true
 [ ! -e "$TMP/live" ] && ok "the next session clears its file" || not_ok "the ended session's file stays"
 
+# A process that holds the lock (here exclusively, for a second) keeps a
+# session's start waiting, which moat says.
+if command -v flock >/dev/null; then
+	flock -x "$TMP" sleep 1 &
+	locker=$!
+	sleep 0.3
+	run "$MOAT" run -- true
+	wait "$locker"
+	[ "$rc" -eq 0 ] && ok "a session waits for a held lock, then runs" || { not_ok "held lock: status $rc" && _show moat run; }
+	expect_out "saying what it waits for" "^moat: warning: waiting for '$(re_quote "$PROJ")/\.moat/tmp': another session"
+	run "$MOAT" run -- true
+	expect_no_out "control: no lock held, no word of it" 0 'waiting for'
+else
+	skip "prerequisite: flock(1)"
+fi
+
 # Links planted in TMPDIR by sandboxed code, into a directory the sandbox
 # may write (so Landlock alone would not save what is there) and one it may
 # not: removed as links, their targets untouched.

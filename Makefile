@@ -53,11 +53,14 @@ PLATFORM_Darwin := src/base/platform_darwin.c
 # The hosts policy's proxy (epoll, splice): Linux alone; macOS refuses hosts.
 PROXY_Linux := src/launch/proxy.c src/launch/proxy_addr.c
 PROXY_Darwin := src/launch/proxy_none.c
+# Lock files made beside protected paths (inotify): Linux alone.
+LOCKWATCH_Linux := src/launch/lockwatch.c
+LOCKWATCH_Darwin := src/launch/lockwatch_none.c
 
 LIB_SRC := $(PLATFORM_$(UNAME_S)) $(filter-out src/base/platform_%.c,$(wildcard src/base/*.c)) \
-	$(filter-out src/launch/proxy%.c,$(wildcard src/config/*.c src/profile/*.c src/context/*.c \
+	$(filter-out src/launch/proxy%.c src/launch/lockwatch%.c,$(wildcard src/config/*.c src/profile/*.c src/context/*.c \
 	src/shells/*.c src/approvals/*.c src/trace/*.c src/report/*.c src/launch/*.c)) \
-	$(PROXY_$(UNAME_S)) $(SANDBOX_SRC)
+	$(PROXY_$(UNAME_S)) $(LOCKWATCH_$(UNAME_S)) $(SANDBOX_SRC)
 CLI_SRC := $(wildcard src/cli/*.c)
 WRAPPER_SRC := $(wildcard src/wrapper/*.c)
 # Unit tests: tests/unit/test_linux_*.c and test_darwin_*.c are built on

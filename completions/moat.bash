@@ -45,8 +45,9 @@ _moat() {
 			;;
 		esac
 	done < <("${words[0]}" __complete -- "${words[@]}" "$cur" 2>/dev/null)
-	# '--format=' wants its value right after it.
-	if ((${#COMPREPLY[@]} == 1)) && [[ ${COMPREPLY[0]} == *= ]]; then
+	# '--format=' wants its value right after it, and allow's '~/' the rest
+	# of its path.
+	if ((${#COMPREPLY[@]} == 1)) && [[ ${COMPREPLY[0]} == *[=/] ]]; then
 		compopt -o nospace 2>/dev/null
 	fi
 	return 0

@@ -13,7 +13,7 @@
 struct global_opts {
 	bool verbose;     /* -v: say how shells, config and paths were resolved */
 	bool quiet;       /* -q: no informational lines, only errors and warnings */
-	bool here;        /* --here (run, shell, profile): the current directory is the root */
+	bool here;        /* --here (run, shell, profile, check): cwd is the root */
 	const char *prog; /* how moat was invoked (argv[0]), for lines to paste */
 };
 
@@ -66,7 +66,8 @@ struct cli_args {
 
 /* How a command's operands are completed, one word per position, the last
  * one repeating when it ends in '*': shell, dir, file, bin, command,
- * grant-bin, grant-path, moat-command, or '-' for nothing to offer. */
+ * allow-bin ('*' and programs on PATH), grant-target (an absolute or ~
+ * path), grant-bin, grant-path, moat-command, or '-' for nothing to offer. */
 struct command {
 	const char *name;
 	int (*run)(const struct cli_args *a, const struct global_opts *g);
@@ -148,6 +149,10 @@ struct launch;
  * lines ("using shells ...") and, with -v, how things were resolved. Also
  * makes the plan print warnings that arise later, in launch_enter. */
 void cli_print_plan(struct launch *l, const struct global_opts *g);
+
+/* After a session (moat run, moat shell): the protected paths its commands
+ * tried to change, and that they can be changed outside moat (cmd_run.c). */
+void cli_print_protected_written(const struct launch *l, const struct global_opts *g);
 
 struct config;
 /* The sandbox root a run here would have (the top of the git work tree

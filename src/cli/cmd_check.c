@@ -14,7 +14,6 @@
 #include "base/platform.h"
 #include "base/xdg.h"
 #include "cli/cli.h"
-#include "cli/settings_edit.h"
 #include "config/config.h"
 #include "context/own.h"
 #include "context/programs.h"
@@ -439,8 +438,8 @@ static void check_env(struct checker *c, const struct config *cfg)
 }
 
 /* The root a run here would confine, and where sandboxed code could write
- * then: what every judgment below is made against, the same as moat run's
- * (cli_project_root, context_writable_areas). */
+ * then: what every judgment below is made against, taken from the plan
+ * moat run starts from (launch_plan_places). */
 static void print_places(const char *root, const struct checker *c)
 {
 	if (root)
@@ -453,43 +452,47 @@ static void print_places(const char *root, const struct checker *c)
 	printf("%s\n", c->nareas ? "" : " nothing");
 }
 
+static void check_places(struct checker *c, const struct launch *l)
+{
+	print_places(l->ctx.root, c);
+	check_config(c, &l->cfg);
+	check_env(c, &l->cfg);
+	check_local_shells(c);
+	check_own(c, &l->cfg, l->ctx.root);
+	check_wrapper_copy(c);
+	own_free(&c->wrappers);
+	for (size_t i = 0; i < c->nshells; i++)
+		free(c->shells[i]);
+	free(c->shells);
+}
+
 int cmd_check(const struct cli_args *a, const struct global_opts *g)
 {
 	if (a->noperands)
 		return cli_usage_error(cli_command("check"), "unexpected argument '%s'",
 		                       a->operands[0]);
 	struct error err = {0};
-	cleanup_free char *home = settings_home(&err);
-	if (!home)
+	struct launch l;
+	int planned = launch_plan_places(&l, g->here, &err);
+	if (!l.ctx.home) {
+		launch_free(&l);
 		return cli_fail(&err, 1);
-	cleanup_free char *file = settings_path(home);
+	}
+	cleanup_free char *file = settings_path(l.ctx.home);
 	printf("checking %s%s\n", file, fs_exists(file) ? "" : " (missing: an empty config)");
-	struct checker c = {.file = file, .home = home, .g = g};
+	struct checker c = {
+	    .file = file, .home = l.ctx.home, .areas = l.ctx.areas, .nareas = l.ctx.nareas, .g = g};
 	cli_nix_setup(g, true);
 	check_nix(&c);
 	check_flake(&c);
 	check_protection(&c);
-	struct config cfg;
-	if (settings_load(home, NULL, &cfg, &err) < 0) {
+	if (planned < 0) {
 		printf("%s\n", err.msg);
 		c.issues++;
 	} else {
-		/* Links are judged as a run in the current directory would. */
-		cleanup_free char *root = cli_project_root(home, &cfg, false);
-		c.areas = context_writable_areas(root, home, &cfg, &c.nareas);
-		print_places(root, &c);
-		check_config(&c, &cfg);
-		check_env(&c, &cfg);
-		check_local_shells(&c);
-		check_own(&c, &cfg, root);
-		check_wrapper_copy(&c);
-		context_free_areas(c.areas, c.nareas);
-		own_free(&c.wrappers);
-		for (size_t i = 0; i < c.nshells; i++)
-			free(c.shells[i]);
-		free(c.shells);
-		config_free(&cfg);
+		check_places(&c, &l);
 	}
+	launch_free(&l);
 	if (c.issues)
 		printf("%d issue(s) found\n", c.issues);
 	else if (c.notes)

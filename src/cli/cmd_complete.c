@@ -5,8 +5,12 @@
  * that kind. The scripts stay thin so commands, options and their values
  * come from the command table, and cannot drift from what the parser takes. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/path.h"
@@ -92,6 +96,77 @@ static void offer_links(const char *cur)
 	config_free(&cfg);
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* An executable regular file name in the directory dfd, as execvp would
+ * run it: a shell's keywords, builtins and functions are no program a
+ * grant could name. */
+static bool is_program(int dfd, const char *name)
+{
+	struct stat st;
+	return fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+	       faccessat(dfd, name, X_OK, 0) == 0;
+}
+
+static void add_programs_in(const char *dir, const char *cur, char ***v, size_t *n)
+{
+	DIR *d = dir[0] == '/' ? opendir(dir) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.' || strncmp(e->d_name, cur, strlen(cur)) != 0 ||
+		    !is_program(dirfd(d), e->d_name))
+			continue;
+		*v = xrealloc_array(*v, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = xstrdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The programs on PATH named cur...: what moat allow's BIN names, a name
+ * without a slash. Relative PATH entries are left out, as the sandbox
+ * looks no program up there. */
+static void offer_programs(const char *cur)
+{
+	const char *path = getenv("PATH");
+	char **dirs = path_list_split(path ? path : "", NULL);
+	char **v = NULL;
+	size_t n = 0;
+	for (char **dir = dirs; *dir; dir++)
+		add_programs_in(*dir, cur, &v, &n);
+	path_list_free(dirs);
+	if (n)
+		qsort(v, n, sizeof(*v), by_name);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || strcmp(v[i], v[i - 1]) != 0)
+			offer(cur, v[i], NULL);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A path moat allow takes: absolute or under ~, which the shell completes
+ * once it starts so; a relative one is refused, so none is offered. With
+ * --env the operand is a variable's name, with --net a policy: no path. */
+static void offer_grant_target(const char *cur, const struct cli_args *a)
+{
+	if (a->given[OPT_NET]) {
+		offer(cur, "off", NULL);
+		offer(cur, "open", NULL);
+		return;
+	}
+	if (a->given[OPT_ENV])
+		return;
+	if (cur[0] == '/' || cur[0] == '~') {
+		printf(":files\n");
+		return;
+	}
+	offer(cur, "/", NULL);
+	offer(cur, "~/", NULL);
+}
+
 /* The kind of operand at index n in spec ("dir shell*"); "-" for none. */
 static void operand_kind(const char *spec, int n, char *kind, size_t size)
 {
@@ -123,6 +198,11 @@ static void offer_operand(const char *kind, const char *cur, const struct cli_ar
 		printf(":dirs\n");
 	} else if (strcmp(kind, "file") == 0) {
 		printf(":files\n");
+	} else if (strcmp(kind, "allow-bin") == 0) {
+		offer(cur, "*", "every binary");
+		offer_programs(cur);
+	} else if (strcmp(kind, "grant-target") == 0) {
+		offer_grant_target(cur, a);
 	} else if (strcmp(kind, "bin") == 0) {
 		offer(cur, "*", "every binary");
 		printf(":commands\n");
@@ -188,6 +268,8 @@ static void complete_command(const struct command *cmd, char **words, int n, con
 				i++;
 			else if (strcmp(w, "-r") == 0 || strcmp(w, "--remove") == 0)
 				a.given[OPT_REMOVE]++;
+			else if (strcmp(w, "--env") == 0 || strcmp(w, "--net") == 0)
+				a.given[w[2] == 'e' ? OPT_ENV : OPT_NET]++;
 		} else {
 			a.operands[a.noperands++] = words[i];
 		}

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/path.h"
 #include "cli/cli.h"
 #include "context/own.h"
 #include "context/settings.h"
@@ -227,6 +228,32 @@ static void print_secrets_hint(const struct global_opts *g, const struct launch 
 	sb_release(&line);
 }
 
+/* After a session: each protected path a command tried to change (git's
+ * lock file beside it, launch/lockwatch.h), which git reported only as
+ * "Device or resource busy", and where the change can be made. Whatever
+ * the status: husky exits 0 with its hooks unconfigured. Not with -q. */
+void cli_print_protected_written(const struct launch *l, const struct global_opts *g)
+{
+	const struct name_list *w = &l->protected_written;
+	if (g->quiet || !w->n)
+		return;
+	for (size_t i = 0; i < w->n; i++) {
+		const char *shown = w->v[i];
+		size_t n = strlen(l->ctx.root);
+		if (path_is_under(shown, l->ctx.root) && shown[n] == '/')
+			shown += n + 1;
+		struct error err = {0};
+		error_set(
+		    &err,
+		    "cannot change '%s' in the sandbox: moat protects it, since what it holds "
+		    "runs outside the sandbox later",
+		    shown);
+		if (i == w->n - 1)
+			error_hint(&err, "to change it, run the command outside moat");
+		error_print("moat", &err);
+	}
+}
+
 int cmd_run(const struct cli_args *a, const struct global_opts *g)
 {
 	const struct command *self = cli_command("run");
@@ -262,6 +289,7 @@ int cmd_run(const struct cli_args *a, const struct global_opts *g)
 			print_trace_hint(a, g, &l, status);
 			print_secrets_hint(g, &l, status);
 		}
+		cli_print_protected_written(&l, g);
 	}
 	launch_free(&l);
 	return err.msg[0] ? cli_fail(&err, status) : status;

@@ -47,6 +47,7 @@ int cmd_shell(const struct cli_args *a, const struct global_opts *g)
 		shell_command(shell && shell[0] == '/' ? shell : "/bin/sh", cmd);
 		status = launch_set_command(&l, cmd[0], &err) < 0 ? err.status
 		                                                  : launch_enter(&l, cmd, &err);
+		cli_print_protected_written(&l, g);
 	}
 	launch_free(&l);
 	return err.msg[0] ? cli_fail(&err, status) : status;

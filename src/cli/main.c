@@ -79,6 +79,10 @@ static const struct cli_option wrap_options[] = {
      .repeat = true},
     {.long_name = NULL},
 };
+static const struct cli_option check_options[] = {
+    HERE_OPTION,
+    {.long_name = NULL},
+};
 static const struct cli_option allow_options[] = {
     {.id = OPT_WRITE, .long_name = "write", .help = "grant read/write instead of read"},
     {.id = OPT_EXEC, .long_name = "exec", .help = "also let BIN run programs from PATH"},
@@ -150,7 +154,8 @@ const struct command commands[] = {
      "moat allow -r --net BIN POLICY...",
      "grant BIN access to PATH outside the root, in every project, or with --dirs in projects "
      "under DIR (no arguments: list grants)",
-     allow_options, "moat allow cargo ~/.cargo --write --exec", "bin file", "unallow", false},
+     allow_options, "moat allow cargo ~/.cargo --write --exec", "allow-bin grant-target", "unallow",
+     false},
     {"unallow", cmd_unallow, "moat unallow BIN PATH", "remove a grant", NULL,
      "moat unallow cargo ~/.cargo", "grant-bin grant-path", NULL, false},
     {"link", cmd_link, "moat link [DIR SHELL...]\nmoat link -r DIR",
@@ -160,8 +165,8 @@ const struct command commands[] = {
      "linked-dir", NULL, false},
     {"detect", cmd_detect, "moat detect [DIR]", "show the shells that would activate for DIR", NULL,
      "moat detect -v ~/src/project", "dir", NULL, false},
-    {"check", cmd_check, "moat check", "validate config.zon, its paths and its shells", NULL,
-     "moat check", "-", NULL, false},
+    {"check", cmd_check, "moat check [--here]", "validate config.zon, its paths and its shells",
+     check_options, "moat check", "-", NULL, false},
     {"update", cmd_update, "moat update [SHELL...]",
      "move pinned nix shells to their flake's current revision", NULL, "moat update rust", "shell*",
      NULL, false},

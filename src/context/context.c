@@ -283,10 +283,10 @@ static void gather_etc_links(struct context *c)
 int context_init(struct context *c, const char *root, const char *home, struct error *err)
 {
 	*c = (struct context){.root_fd = -1};
-	c->root = xstrdup(root);
+	c->root = root ? xstrdup(root) : NULL;
 	char *home_canon = platform_canonical_path(home);
 	c->home = home_canon ? home_canon : path_normalize(home);
-	if (profile_refuse_root(c->root, c->home, err) < 0) {
+	if (root && profile_refuse_root(c->root, c->home, err) < 0) {
 		context_free(c);
 		return -1;
 	}

@@ -78,7 +78,9 @@ char *context_add_git_worktree(struct context *c, const char *const *areas, size
 
 /* Gather the facts for a sandbox rooted at root (already canonical: callers
  * have it from getcwd() or realpath()) for a user whose real home is home.
- * Refuses a root that is home or contains it. */
+ * Refuses a root that is home or contains it. A NULL root gives a context
+ * with none, for judging where a directory that can be no root stands
+ * (moat check there). */
 int context_init(struct context *c, const char *root, const char *home, struct error *err);
 void context_add_shell(struct context *c, const char *dir);
 /* A grant of path (taken: a thousand grants, a thousand copies fewer) to

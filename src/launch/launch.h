@@ -44,6 +44,7 @@ struct launch {
 	struct secrets secrets;         /* which variables are secrets, and passed (scrub.h) */
 	char **scrubbed; /* the environment's entries scrub_apply removes, borrowed */
 
+	char *unrooted;            /* a directory that can be no root, where ctx.root is NULL */
 	char *exe;                 /* what is exec'd */
 	char *name;                /* its name, for confirm and messages */
 	const char *shell_dir;     /* a tool's shell, whose env file applies once confined */
@@ -61,6 +62,10 @@ struct launch {
 	 * records the hosts it refused (proxy_read_refusals); 0 for none,
 	 * never standard input. */
 	int net_log_fd;
+	/* A session's: the protected paths its commands tried to change, seen
+	 * from their lock files once it ended (lockwatch.h), for the front end
+	 * to name. */
+	struct name_list protected_written;
 	/* A session alone on its .moat/tmp (launch_hold_tmpdir): the held
 	 * directory, which its tool's process clears once confined; 0 for
 	 * none, never standard input. */
@@ -85,11 +90,23 @@ struct launch {
 int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool here,
                         struct error *err);
 
+/* The first steps of launch_plan_session, which moat check stops after
+ * to judge against what a session started here would have: config.zon,
+ * read once (l->cfg), the root (l->ctx.root, launch_project_root's with
+ * here), the real HOME (l->ctx.home) and where sandboxed code can write
+ * then (l->ctx.areas). Where the current directory can be no root (HOME,
+ * a system directory), l->ctx.root is NULL, l->unrooted names it, and the
+ * areas are the rest. -1 with err when HOME or the current directory
+ * cannot be had (l->ctx.home NULL) or config.zon does not parse (no
+ * areas). Freed with launch_free. */
+int launch_plan_places(struct launch *l, bool here, struct error *err);
+
 /* The root moat run, moat shell and moat profile confine a session
  * started in cwd to: the top of the git work tree around it, unless here
  * (--here) or cfg's .root = "here" keep cwd (context_project_root). moat
- * check, moat wrap and nix's judgments ask it too (cli_project_root), so
- * that they judge where sandboxed code can write as a run here would. */
+ * check has it from launch_plan_places, moat wrap and nix's judgments ask
+ * it too (cli_project_root), so that they judge where sandboxed code can
+ * write as a run here would. */
 void launch_project_root(const char *cwd, const char *home, const struct config *cfg, bool here,
                          struct project_root *pr);
 

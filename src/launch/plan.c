@@ -92,10 +92,12 @@ void launch_free(struct launch *l)
 	overrides_free(&l->overrides);
 	secrets_free(&l->secrets);
 	free(l->scrubbed);
+	free(l->unrooted);
 	free(l->exe);
 	free(l->name);
 	free(l->path);
 	free(l->jailbreak_env);
+	name_list_free(&l->protected_written);
 	sb_release(&l->warnings);
 	sb_release(&l->info);
 	sb_release(&l->notes);

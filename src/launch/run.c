@@ -47,6 +47,7 @@
 #include "base/fs.h"
 #include "base/platform.h"
 #include "launch/launch.h"
+#include "launch/lockwatch.h"
 #include "launch/plan.h"
 #include "launch/plantwatch.h"
 #include "launch/proxy.h"
@@ -583,6 +584,8 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		                 ORIGIN_TERMINAL, NULL);
 	struct plantwatch watch;
 	plantwatch_start(&watch, &l->profile);
+	struct lockwatch locks;
+	lockwatch_start(&locks, &l->profile);
 	bool isolated = false;
 	int refused;
 	struct supervisor_args args = {l, &r, argv, &isolated, &ch, proxy[0]};
@@ -618,6 +621,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		close(ch.control[1]);
 	}
 	end_proxy(proxy_pid);
+	lockwatch_end(&locks, &l->profile, &l->protected_written);
 	struct strbuf planted = STRBUF_INIT;
 	plantwatch_end(&watch, &planted);
 	if (planted.len && l->print_warnings)

@@ -212,6 +212,9 @@ void launch_project_root(const char *cwd, const char *home, const struct config 
 	context_project_root(cwd, home, here || cfg->root == CONFIG_ROOT_HERE, pr);
 }
 
+/* A directory that can be no root (HOME, a system directory) leaves the
+ * context without one and is kept in l->unrooted: a session refuses it
+ * (launch_plan_session), moat check judges without a root. */
 static int choose_root(struct launch *l, const char *home, const struct config *cfg, bool here,
                        struct error *err)
 {
@@ -226,15 +229,23 @@ static int choose_root(struct launch *l, const char *home, const struct config *
 	else if (pr.top)
 		sb_addf(&l->info, "root %s, not the git work tree's top %s: %s\n", pr.root, pr.top,
 		        pr.refused);
-	int rc = context_init(&l->ctx, pr.root, home, err);
+	if (context_init(&l->ctx, pr.root, home, err) < 0) {
+		error_clear(err);
+		l->unrooted = steal_ptr(&pr.root);
+		context_init(&l->ctx, NULL, home, err);
+	}
 	project_root_free(&pr);
-	return rc;
+	return 0;
 }
 
-/* config.zon, read once: its .root = "here" chooses the root, which a file
- * that does not parse is then explained against (plan_use_config). */
-static int choose_session_root(struct launch *l, const char *home, bool here, struct error *err)
+/* config.zon, read once: its .root = "here" chooses the root, and a file
+ * that does not parse is said only once the root is known. */
+int launch_plan_places(struct launch *l, bool here, struct error *err)
 {
+	*l = (struct launch){0};
+	const char *home = context_real_home(err);
+	if (!home)
+		return -1;
 	int read = plan_read_config(l, home, err);
 	static const struct config unread; /* no .root: the default */
 	cleanup_free struct error *unparsed = NULL;
@@ -245,9 +256,27 @@ static int choose_session_root(struct launch *l, const char *home, bool here, st
 	}
 	if (choose_root(l, home, read == 0 ? &l->cfg : &unread, here, err) < 0)
 		return -1;
-	if (unparsed)
+	if (unparsed) {
 		*err = *unparsed;
-	return plan_use_config(l, read, err);
+		return -1;
+	}
+	context_set_areas(&l->ctx, &l->cfg);
+	return 0;
+}
+
+/* The places, or why a session cannot start from them: a directory that
+ * can be no root is refused first (whatever config.zon holds), then a
+ * config.zon that does not parse, explained against the root. */
+static int choose_session_root(struct launch *l, bool here, struct error *err)
+{
+	int rc = launch_plan_places(l, here, err);
+	if (l->unrooted) {
+		profile_refuse_root(l->unrooted, l->ctx.home, err);
+		return -1;
+	}
+	if (rc < 0 && l->ctx.root)
+		return plan_use_config(l, rc, err);
+	return rc;
 }
 
 /* A linked git work tree or a submodule whose git directory is elsewhere:
@@ -309,9 +338,9 @@ static void note_absent_grants(struct launch *l)
 int launch_plan_session(struct launch *l, char *const *shells, size_t n, bool here,
                         struct error *err)
 {
-	*l = (struct launch){.session = true};
-	const char *home = context_real_home(err);
-	if (!home || choose_session_root(l, home, here, err) < 0)
+	int rc = choose_session_root(l, here, err);
+	l->session = true;
+	if (rc < 0)
 		return -1;
 	sb_addf(&l->notes, "root %s (home %s)\n", l->ctx.root, l->ctx.home);
 	/* Wrapped tools inside the session must be able to run it. */

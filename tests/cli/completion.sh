@@ -8,7 +8,8 @@ COMP=$MOAT_SRC/completions
 export PATH="$MOAT_BUILD:$PATH"
 
 # cands WORD...: moat's candidates for the last WORD, words only.
-cands() { "$MOAT" __complete -- moat "$@" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'; }
+# CANDS_PATH: the PATH moat __complete gets, when not the test's.
+cands() { env PATH="${CANDS_PATH:-$PATH}" "$MOAT" __complete -- moat "$@" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'; }
 # expect_cands NAME WANT WORD...
 expect_cands() {
 	local name=$1 want=$2 got
@@ -54,8 +55,19 @@ expect_cands "run: then files" ":files" run alpha -- make ''
 expect_cands "unallow: the binaries granted" "cargo git" unallow ''
 expect_cands "unallow BIN: its granted paths" "~/.cargo ~/.npm" unallow cargo ''
 expect_cands "allow -r is unallow" "~/.cargo ~/.npm" allow -r cargo ''
-expect_cands "allow: a binary" "* :commands" allow ''
-expect_cands "allow BIN: a path" ":files" allow cargo ''
+# allow's BIN is a program's name (or '*'), its PATH absolute or under ~:
+# shell keywords and builtins, and relative paths, are refused there.
+mkdir -p "$T/bin/adir" && touch "$T/bin/notexec" "$T/bin/.hidden" && chmod +x "$T/bin/.hidden"
+printf '#!/bin/sh\n' >"$T/bin/ifprog" && cp "$T/bin/ifprog" "$T/bin/gitfoo" && chmod +x "$T/bin/ifprog" "$T/bin/gitfoo"
+CANDS_PATH=$T/bin expect_cands "allow: '*' and the programs on PATH, nothing else there" "* gitfoo ifprog" allow ''
+mkdir -p "$PROJ/relbin" && cp "$T/bin/gitfoo" "$PROJ/relbin/gitrel"
+CANDS_PATH=$T/bin:$T/bin:relbin expect_cands "each once, none from a relative PATH entry" "gitfoo" allow g
+expect_cands "allow BIN: '/' and '~/' to start a path" "/ ~/" allow cargo ''
+expect_cands "allow BIN ~...: the shell's own file completion" ":files" allow cargo '~/.c'
+expect_cands "allow BIN /...: likewise" ":files" allow cargo /us
+expect_cands "allow BIN: no relative path" "" allow cargo re
+expect_cands "allow --env BIN: a variable's name, no path" "" allow --env cargo ''
+expect_cands "allow --net BIN: a policy, no path" "off open" allow --net cargo ''
 expect_cands "unlink: the linked directories" "$PROJ :dirs" unlink ''
 expect_cands "link -r likewise" "$PROJ :dirs" link -r ''
 expect_cands "link DIR: shells" "alpha alpine beta" link . ''
@@ -86,7 +98,7 @@ bash_complete() {
 		done
 		[[ $2 == *" " || $2 == *[=:] ]] && COMP_WORDS+=("")
 		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-		_moat
+		PATH=${COMP_PATH:-$PATH} _moat
 		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " " | sed "s/ $//"' bash "$COMP/moat.bash" "$1"
 }
 expect_bash() { # NAME WANT LINE
@@ -106,6 +118,14 @@ expect_bash "files after the command" "readme" "moat run alpha -- cat rea"
 expect_bash "granted paths for unallow" "~/.cargo ~/.npm" "moat unallow cargo "
 mkdir -p "$PROJ/subdir"
 expect_bash "directories for detect" "subdir" "moat detect sub"
+run bash -c 'compgen -c -- if'
+grep -qx if "$T/.out" && ok "control: bash's command completion offers the keyword if" || not_ok "control: bash's command completion offers the keyword if"
+COMP_PATH=$T/bin:$MOAT_BUILD expect_bash "allow: programs, no shell keyword" "ifprog" "moat allow if"
+COMP_PATH=$T/bin:$MOAT_BUILD expect_bash "allow: '*' too" "* gitfoo ifprog moat moat-wrapper" "moat allow "
+expect_bash "allow BIN: '/' and '~/', not the files here" "/ ~/" "moat allow cargo "
+expect_bash "allow BIN: no relative path" "" "moat allow cargo rea"
+expect_bash "allow BIN ~/...: paths under ~" "~/.cargo" "moat allow cargo ~/.car"
+expect_bash "allow BIN /...: absolute paths" "/usr" "moat allow cargo /us"
 run bash -c '. "$1" && complete -p moat' bash "$COMP/moat.bash"
 expect_out "bash: the script registers the completion" '^complete -F _moat moat$'
 
@@ -138,6 +158,8 @@ if command -v zsh >/dev/null; then
 	expect_zsh "a command after --" ":commands" moat run -- ''
 	expect_zsh "granted paths" "~/.cargo ~/.npm" moat unallow cargo ''
 	expect_zsh "directories" ":files -/" moat detect ''
+	expect_zsh "allow BIN: '/' and '~/'" "/ ~/" moat allow cargo ''
+	PATH=$T/bin:$PATH expect_zsh "allow: programs from moat" "ifprog" moat allow ifpr
 else
 	skip "prerequisite: zsh (apt-get install zsh)"
 fi
@@ -155,6 +177,8 @@ if command -v fish >/dev/null; then
 	expect_fish "shell names" "alpha alpine" "moat run al"
 	expect_fish "granted paths" "~/.cargo ~/.npm" "moat unallow cargo "
 	expect_fish "directories" "subdir/" "moat detect sub"
+	expect_fish "allow BIN: '/' and '~/'" "/ ~/" "moat allow cargo "
+	PATH=$T/bin:$PATH expect_fish "allow: programs from moat" "ifprog" "moat allow ifpr"
 else
 	skip "prerequisite: fish (apt-get install fish)"
 fi

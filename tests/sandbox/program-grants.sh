@@ -51,8 +51,8 @@ if is_root && echo x 2>/dev/null >/usr/lib/moat-probe; then
 	[ ! -e /usr/lib/moat-probe ] && ok "and nothing was written" || { rm -f /usr/lib/moat-probe; not_ok "/usr/lib/moat-probe written"; }
 else
 	skip "prerequisite: a /usr/lib writable without moat (root, on a writable file system)"
-	skip "prerequisite: root"
-	skip "prerequisite: root"
+	skip "prerequisite: the same"
+	skip "prerequisite: the same"
 fi
 
 # --unsafe-write: loud, at the grant and at every session.

@@ -226,6 +226,7 @@ static int confine(struct launch *l, struct error *err)
 	if (sandbox_apply(&l->profile, &l->support, l->ctx.root_fd, err) < 0 ||
 	    make_tmpdir(&l->ctx, err) < 0)
 		return -1;
+	launch_clear_tmpdir(l);
 	apply_profile_env(&l->profile);
 	if (l->profile.net_proxy_port)
 		proxy_set_env(l->profile.net_proxy_port);

@@ -69,6 +69,10 @@ struct launch {
 	/* After a session on a terminal: its output showed a permission
 	 * error, the way a refusal by the sandbox surfaces (launch/relay.c). */
 	bool saw_refusal;
+	/* A session alone on its .moat/tmp (launch_hold_tmpdir): the held
+	 * directory, which its tool's process clears once confined; 0 for
+	 * none, never standard input. */
+	int tmp_clear_fd;
 
 	/* For the front end to print: always, unless --quiet, and with -v. */
 	struct strbuf warnings; /* one per line, printed as "<prog>: warning: ..." */

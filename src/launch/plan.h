@@ -76,6 +76,15 @@ void launch_unhold_protected(struct launch *l);
  * Returns only on failure, with the exit status and err. */
 int launch_exec(struct launch *l, char **argv, struct error *err);
 
+/* A session's hold on $root/.moat/tmp (launch/tmpdir.c), made if missing:
+ * a shared lock for as long as the returned descriptor (close-on-exec)
+ * stays open, or -1. When no other session holds it, l->tmp_clear_fd is
+ * set, and launch_clear_tmpdir, in the tool's process once confined,
+ * removes what earlier sessions left there (never following a link), then
+ * lets others share it. */
+int launch_hold_tmpdir(struct launch *l);
+void launch_clear_tmpdir(struct launch *l);
+
 /* A session: moat relays the terminal and waits while the tool runs in a
  * world of its own (launch/run.c). Returns the tool's exit status, 125
  * when the session could not start; a tool's death by signal is moat's. */

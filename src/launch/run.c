@@ -565,6 +565,7 @@ static void close_inherited(struct launch *l)
 int session_run(struct launch *l, char **argv, struct error *err)
 {
 	close_inherited(l);
+	int tmp_held = launch_hold_tmpdir(l);
 	int proxy[2] = {-1, -1};
 	if (l->profile.net.level == NET_HOSTS)
 		proxy_channel(proxy);
@@ -577,6 +578,8 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		if (!err->msg[0])
 			error_errno(err, "cannot start the session");
 		relay_finish(&r);
+		if (tmp_held >= 0)
+			close(tmp_held);
 		return EXIT_MOAT_FAILED;
 	}
 	if (r.slave_path)
@@ -628,5 +631,7 @@ int session_run(struct launch *l, char **argv, struct error *err)
 	if (planted.len && l->print_warnings)
 		l->print_warnings(planted.buf);
 	sb_release(&planted);
+	if (tmp_held >= 0)
+		close(tmp_held);
 	return status;
 }

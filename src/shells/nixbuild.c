@@ -29,6 +29,58 @@ static char *url_escape(const char *s)
 	return sb_detach(&sb);
 }
 
+/* A direct child of the store, with a name moat takes. */
+static bool is_store_path(const char *p)
+{
+	cleanup_free char *parent = p ? path_dirname(p) : NULL;
+	return parent && strcmp(parent, nix_store_dir()) == 0 && !path_refusal(p);
+}
+
+/* s as a nix string literal. */
+static void add_nix_string(struct strbuf *sb, const char *s)
+{
+	sb_addc(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\' || (*s == '$' && s[1] == '{'))
+			sb_addc(sb, '\\');
+		sb_addc(sb, *s);
+	}
+	sb_addc(sb, '"');
+}
+
+/* nix copies a path: flake (or a bare path outside git) whole, .moat/
+ * included: a session's TMPDIR, whose files would give the content a new
+ * hash at every run and go to the world-readable store. So moat has nix
+ * copy the directory without any .moat/ (as a git flake leaves them out,
+ * ignored): builtins.path, in an expression of moat's, which evaluates
+ * nothing of the flake. *ref: path:<that copy>, for the prefetch. */
+static int copy_without_moat(const struct shell_ref *r, const char *root, char **ref,
+                             struct error *err)
+{
+	struct strbuf expr = STRBUF_INIT;
+	sb_adds(&expr, "builtins.path { path = /. + ");
+	add_nix_string(&expr, root);
+	sb_adds(&expr, "; name = \"source\"; filter = p: t: "
+	               "!(t == \"directory\" && baseNameOf p == \".moat\"); }");
+	const char *args[] = {"nix", "eval", "--impure", "--raw", "--expr", expr.buf, NULL};
+	struct proc_result run;
+	int rc = run_nix(args, r->shown, &run, err);
+	sb_release(&expr);
+	if (rc == 0 && run.status != 0) {
+		rc = nix_failed(r, &run, err);
+	} else if (rc == 0) {
+		/* --raw: the path alone, no newline */
+		if (is_store_path(run.out.buf))
+			*ref = xasprintf("path:%s", run.out.buf);
+		else
+			rc = error_set(err,
+			               "cannot use flake '%s': nix gave no store path for its copy",
+			               r->flake);
+	}
+	proc_result_free(&run);
+	return rc;
+}
+
 /* The flake nix is to evaluate for r: r->flake itself; or, for a local
  * flake where sandboxed code can write, nix's copy of it, once the user
  * agreed to that copy's hash. *approved says which (the copy has no
@@ -61,8 +113,13 @@ int trusted_flake(const struct shell_ref *r, char **eval, bool *approved, struct
 		*eval = xstrdup(r->flake);
 		return 0;
 	}
+	cleanup_free char *copy = NULL;
+	if (!src.git && fs_is_dir(src.root) && copy_without_moat(r, src.root, &copy, err) < 0) {
+		flake_local_free(&src);
+		return -1;
+	}
 	/* nix copies what it would evaluate, and evaluates nothing. */
-	const char *args[] = {"nix", "flake", "prefetch", "--json", r->flake, NULL};
+	const char *args[] = {"nix", "flake", "prefetch", "--json", copy ? copy : r->flake, NULL};
 	struct proc_result run;
 	int rc = run_nix(args, r->shown, &run, err);
 	cleanup_free char *hash = NULL, *store = NULL;
@@ -71,9 +128,7 @@ int trusted_flake(const struct shell_ref *r, char **eval, bool *approved, struct
 	} else if (rc == 0) {
 		hash = json_get_string(run.out.buf, run.out.len, "hash");
 		store = json_get_string(run.out.buf, run.out.len, "storePath");
-		cleanup_free char *parent = store ? path_dirname(store) : NULL;
-		if (!hash || !store || strcmp(parent, nix_store_dir()) != 0 ||
-		    path_refusal(store) || strncmp(hash, "sha256-", 7) != 0)
+		if (!hash || !is_store_path(store) || strncmp(hash, "sha256-", 7) != 0)
 			rc = error_set(
 			    err,
 			    "cannot use flake '%s': 'nix flake prefetch' gave no store path "

@@ -105,13 +105,34 @@ int nix_locate(struct nix_location *loc, struct error *err)
 /* --- running nix ----------------------------------------------------------- */
 
 /* What a nix run has said so far, line by line: for the indicator and to
- * notice a substituter that cannot be reached. */
+ * notice a download (a cache, the flake registry) it cannot make. */
 struct watch {
 	const char *shown;  /* the shell, for the indicator */
 	struct strbuf line; /* the incomplete last line */
 	char *doing;        /* what nix last said it does: "building foo" */
 	char drawn[256];    /* the indicator as last drawn, "" when none */
 };
+
+/* The setting a download nix keeps retrying comes from, told by its URL
+ * (url, n bytes): a binary cache's files, or the global flake registry
+ * (nix's default, https://channels.nixos.org/flake-registry.json, or
+ * another *registry*.json). What else nix fetches (a flake's input) no
+ * setting stops: nothing is said of it. */
+static void say_what_stops(const char *url, size_t n)
+{
+	cleanup_free char *u = xasprintf("%.*s", (int)n, url);
+	if (path_has_suffix(u, "/nix-cache-info") || path_has_suffix(u, ".narinfo") ||
+	    strstr(u, "/nar/"))
+		nix_say_warning("if this machine is offline or that cache is not needed, set "
+		                "'substituters =' (empty) in nix.conf, or for one run: "
+		                "NIX_CONFIG='substituters =' moat ...");
+	else if (path_has_suffix(u, ".json") && strstr(path_basename(u), "registry"))
+		nix_say_warning(
+		    "that is nix's flake registry, fetched to look up a flake named "
+		    "without a URL (such as 'nixpkgs'); if this machine is offline, set "
+		    "'flake-registry' in nix.conf to a local file holding "
+		    "{\"flakes\":[],\"version\":2}, or give that flake a full URL");
+}
 
 static void watch_line(struct watch *w, const char *line)
 {
@@ -126,9 +147,7 @@ static void watch_line(struct watch *w, const char *line)
 		nix_say_warning(
 		    "nix cannot reach %.*s (%.*s) and keeps retrying: this can take a while",
 		    (int)ulen, url, (int)rlen, reason);
-		nix_say_warning(
-		    "if this machine is offline or that cache is not needed, set 'substituters =' "
-		    "(empty) in nix.conf, or for one run: NIX_CONFIG='substituters =' moat ...");
+		say_what_stops(url, ulen);
 	}
 	static const char *const verbs[] = {"building '", "copying path '", "copying '",
 	                                    "fetching '", "downloading '"};

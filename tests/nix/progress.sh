@@ -59,6 +59,28 @@ run env NIX_USER_CONF_FILES="$T/unreachable.conf" NIX_CONF_DIR="$T/nonix" "$MOAT
 expect_out "the retrying is reported" "^moat: warning: nix cannot reach http://127\\.0\\.0\\.1:9/nix-cache-info \\(.*\\) and keeps retrying"
 expect_out "with the setting that stops it" "^moat: warning: if this machine is offline or that cache is not needed, set 'substituters =' \\(empty\\) in nix\\.conf"
 [ "$(grep -c 'cannot reach' "$T/.err")" -eq 1 ] && ok "once" || not_ok "reported $(grep -c 'cannot reach' "$T/.err") times"
+# Offline with 'substituters =' already set, what nix retried was the flake
+# registry (issue 39): fetched to look up a flake named without a URL. The
+# warning names the registry's setting, not substituters.
+REG=$T/regflake
+mkdir -p "$REG"
+printf '{\n  inputs.other.url = "moat-test-other";\n  outputs = { self, other }: { };\n}\n' >"$REG/flake.nix"
+cat >"$T/noregistry.conf" <<CONF
+experimental-features = nix-command flakes
+substituters =
+flake-registry = http://127.0.0.1:9/flake-registry.json
+build-users-group =
+sandbox = false
+CONF
+run env NIX_USER_CONF_FILES="$T/noregistry.conf" NIX_CONF_DIR="$T/nonix" "$MOAT" run "path:$REG#x" -- true
+expect_out "an unreachable flake registry is reported" \
+	"^moat: warning: nix cannot reach http://127\\.0\\.0\\.1:9/flake-registry\\.json \\(.*\\) and keeps retrying"
+expect_out "as the flake registry, with its setting" \
+	"^moat: warning: that is nix's flake registry, .* set 'flake-registry' in nix\\.conf to a local file"
+expect_no_out "and no word of substituters, already empty" 125 'substituters'
+run env NIX_USER_CONF_FILES="$T/noregistry.conf" NIX_CONF_DIR="$T/nonix" nix flake metadata "path:$REG"
+expect_out "control: nix itself retries the registry" "unable to download 'http://127\\.0\\.0\\.1:9/flake-registry\\.json'.*retrying"
+
 # Control: the same settings without the cache say nothing of it.
 "$MOAT" unpin slow >/dev/null 2>&1
 fresh reachable

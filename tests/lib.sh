@@ -175,6 +175,18 @@ expect_no_out() {
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
+# need TOOL...: the whole program is skipped, naming the prerequisite,
+# unless every TOOL is on PATH.
+need() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null && continue
+		skip "prerequisite: $tool is not installed"
+		done_testing
+		exit
+	done
+}
+
 # left_behind PATTERN: the processes whose command line matches, once
 # moat's own are gone: a session's supervisor, which has moat's command
 # line, exits just after moat returns. One of moat's still there after a

@@ -7,11 +7,7 @@
 # controls plant the same things without moat and see them run.
 . "$(dirname "$0")/../lib.sh"
 
-command -v git >/dev/null || {
-	skip "prerequisite: git is not installed"
-	done_testing
-	exit
-}
+need git
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 export GIT_CONFIG_NOSYSTEM=1
 PWNED=$T/pwned

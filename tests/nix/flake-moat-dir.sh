@@ -7,16 +7,7 @@
 # flake without .moat/: the hash stays, and the store copy holds none of it.
 . "$(dirname "$0")/common"
 
-PTY=$MOAT_SRC/tests/pty-run.py
 command -v python3 >/dev/null || { skip "python3 is not installed: no terminal to approve on"; done_testing; exit; }
-# ask ANSWER CMD...: run CMD on a terminal that answers the prompt.
-ask() {
-	local answer=$1
-	shift
-	python3 "$PTY" --answer "$answer" --timeout 120 -- "$@" >"$T/.out" 2>&1
-	rc=$?
-	cp "$T/.out" "$T/.err"
-}
 
 cp "$FIX"/flake.nix "$FIX"/wrap.nix "$FIX"/config.nix "$FIX"/message "$FIX"/nonce "$PROJ/"
 unset MOAT_FLAKE

@@ -5,7 +5,6 @@
 # a binary cache it cannot reach is reported, with the setting that stops it.
 . "$(dirname "$0")/common"
 
-PTY=$MOAT_SRC/tests/pty-run.py
 fresh() { echo "$1-$T" >"$FIX/nonce"; } # a slow shell nix has not built before
 
 # -v: nix's own lines come through while it builds, in order.

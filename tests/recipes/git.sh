@@ -3,7 +3,7 @@
 # identity comes from ~/.gitconfig once it is granted read-only, and the
 # grant gives nothing else under HOME.
 . "$(dirname "$0")/../lib.sh"
-command -v git >/dev/null || { skip "prerequisite: git"; done_testing; exit; }
+need git
 export GIT_CONFIG_NOSYSTEM=1
 printf '[user]\n\tname = Recipe User\n\temail = recipe@example.com\n' >"$HOME/.gitconfig"
 git init -q "$PROJ" && echo one >"$PROJ/f" && git -C "$PROJ" add f

@@ -10,7 +10,7 @@
 # itself) in the work tree's top, which every run started in that
 # subdirectory can rewrite.
 . "$(dirname "$0")/../lib.sh"
-command -v git >/dev/null || { skip "prerequisite: git missing"; done_testing; exit; }
+need git
 export GIT_AUTHOR_NAME=moat GIT_AUTHOR_EMAIL=moat@test GIT_COMMITTER_NAME=moat GIT_COMMITTER_EMAIL=moat@test
 export GIT_CONFIG_NOSYSTEM=1
 CFG=$XDG_CONFIG_HOME/moat/config.zon

@@ -4,7 +4,7 @@
 # directory lives in another repository gets what git needs there, never
 # that repository's hooks, config or work tree.
 . "$(dirname "$0")/../lib.sh"
-command -v git >/dev/null || { skip "prerequisite: git missing"; done_testing; exit; }
+need git
 export GIT_AUTHOR_NAME=moat GIT_AUTHOR_EMAIL=moat@test GIT_COMMITTER_NAME=moat GIT_COMMITTER_EMAIL=moat@test
 export GIT_CONFIG_NOSYSTEM=1
 CFG=$XDG_CONFIG_HOME/moat/config.zon

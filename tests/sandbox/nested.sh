@@ -5,7 +5,7 @@
 # it does not are said to be as writable as they are there, never blamed
 # on a kernel that refused a mount namespace, nor refused for it.
 . "$(dirname "$0")/../lib.sh"
-command -v git >/dev/null || { skip "prerequisite: git missing"; done_testing; exit; }
+need git
 
 git init -q "$PROJ" && git init -q "$PROJ/inner" && mkdir -p "$PROJ/sub" || exit 1
 expect_ok "grant moat's own directory, so that moat runs inside" "$MOAT" allow '*' "$MOAT_BUILD" --exec

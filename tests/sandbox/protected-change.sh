@@ -10,11 +10,7 @@
 # The controls make the same changes without moat.
 . "$(dirname "$0")/../lib.sh"
 
-command -v git >/dev/null || {
-	skip "prerequisite: git is not installed"
-	done_testing
-	exit
-}
+need git
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 export GIT_CONFIG_NOSYSTEM=1
 SAID="^moat: cannot change '%s' in the sandbox: moat protects it"

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -410,24 +411,99 @@ static char *find_dotgit(const char *root, int root_fd, struct stat *st)
 	return NULL;
 }
 
+/* One repository: its work tree's top is dir, whose .git (a directory or
+ * a .git file) st describes. */
+static void protect_one(const struct context *c, struct profile *p, const char *dir,
+                        const struct stat *st)
+{
+	cleanup_free char *dotgit = path_join(dir, ".git");
+	cleanup_free char *canon = platform_canonical_path(dotgit);
+	if (!canon)
+		return;
+	struct scan sc = {.p = p, .home = c->home, .top = dir};
+	scan_user_configs(&sc);
+	if (S_ISDIR(st->st_mode)) {
+		protect_gitdir(p, canon, 0);
+		scan_configs(&sc, canon, NULL);
+	} else if (S_ISREG(st->st_mode)) {
+		protect_gitfile(&sc, canon);
+	}
+}
+
 /* The repository the root is in: git looks upwards for .git, and so does
  * this. */
 static void protect_repository(const struct context *c, struct profile *p)
 {
 	struct stat st;
 	cleanup_free char *dir = find_dotgit(c->root, c->root_fd, &st);
-	cleanup_free char *dotgit = dir ? path_join(dir, ".git") : NULL;
-	cleanup_free char *canon = dotgit ? platform_canonical_path(dotgit) : NULL;
-	if (!canon)
+	if (dir)
+		protect_one(c, p, dir, &st);
+}
+
+/* Repositories already inside the root, its own aside (a clone, a vendored
+ * project, one a past session made): git runs their hooks for the user
+ * who works in them later, outside. Looked for NESTED_DEPTH levels down
+ * only, as this runs in every wrapped tool's start (docs/security.md: a
+ * deeper one stays writable). Never into .git, node_modules (large, and
+ * no project's own), nor a symlink: the walk stays in the root. A .git
+ * link is followed, as git and find_dotgit follow it (a stat, nothing
+ * opened). At the last level .git is looked up by path, one call a
+ * directory; a directory swapped for a link since readdir only leads to
+ * more protected, and only writable paths are. */
+enum { NESTED_DEPTH = 2 };
+
+static bool skipped(const struct dirent *e)
+{
+	const char *n = e->d_name;
+	if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+		return true;
+	return strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || strcmp(n, ".git") == 0 ||
+	       strcmp(n, "node_modules") == 0;
+}
+
+/* fd: a readable descriptor of dir, which this closes. */
+static void protect_nested(const struct context *c, struct profile *p, int fd, const char *dir,
+                           int depth)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
 		return;
-	struct scan sc = {.p = p, .home = c->home, .top = dir};
-	scan_user_configs(&sc);
-	if (S_ISDIR(st.st_mode)) {
-		protect_gitdir(p, canon, 0);
-		scan_configs(&sc, canon, NULL);
-	} else if (S_ISREG(st.st_mode)) {
-		protect_gitfile(&sc, canon);
 	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (skipped(e))
+			continue;
+		struct stat st;
+		if (e->d_type == DT_UNKNOWN &&
+		    (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		     !S_ISDIR(st.st_mode)))
+			continue;
+		cleanup_free char *sub = path_join(dir, e->d_name);
+		if (depth == NESTED_DEPTH) {
+			char rel[sizeof e->d_name + sizeof "/.git"];
+			snprintf(rel, sizeof rel, "%s/.git", e->d_name);
+			if (fstatat(dirfd(d), rel, &st, 0) == 0)
+				protect_one(c, p, sub, &st);
+			continue;
+		}
+		int subfd =
+		    openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (subfd < 0)
+			continue;
+		if (fstatat(subfd, ".git", &st, 0) == 0)
+			protect_one(c, p, sub, &st);
+		protect_nested(c, p, subfd, sub, depth + 1);
+	}
+	closedir(d);
+}
+
+static void protect_repositories_below(const struct context *c, struct profile *p)
+{
+	int fd = openat(c->root_fd >= 0 ? c->root_fd : AT_FDCWD, c->root_fd >= 0 ? "." : c->root,
+	                O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		protect_nested(c, p, fd, c->root, 1);
 }
 
 /* config.zon's .protect: read-only when there; when absent, noted for a
@@ -459,5 +535,6 @@ void context_protect(const struct context *c, const struct config *cfg, struct p
 	if (!config_protects(cfg, c->root, c->home))
 		return;
 	protect_repository(c, p);
+	protect_repositories_below(c, p);
 	protect_listed(c, cfg, p);
 }

@@ -16,7 +16,9 @@
  * cannot make them), and the same for every submodule's git directory
  * under modules/; a .git file itself read-only; the hooks directory named
  * by core.hooksPath and the files named by include.path and
- * includeIf.*.path in its config; then cfg's .protect paths that exist. Only paths p lets the
+ * includeIf.*.path in its config; the same for every other repository
+ * already in the root, two levels down at most; then cfg's .protect
+ * paths that exist. Only paths p lets the
  * sandbox write are protected: Landlock keeps the rest out of reach already. Nothing at all where
  * cfg opts out
  * (.unprotected). Reads the repository; changes nothing. */

@@ -1,13 +1,13 @@
 # moat run inside a moat session (issue 39): the inner session is nested
 # whatever its root (the same, a subdirectory with --here, a repository
-# inside the outer root), and what it says of the protected paths is true:
+# inside the outer root, one deeper than the outer session protects), and what it says of the protected paths is true:
 # those the outer session keeps read-only are not warned about, and those
 # it does not are said to be as writable as they are there, never blamed
 # on a kernel that refused a mount namespace, nor refused for it.
 . "$(dirname "$0")/../lib.sh"
 need git
 
-git init -q "$PROJ" && git init -q "$PROJ/inner" && mkdir -p "$PROJ/sub" || exit 1
+git init -q "$PROJ" && git init -q "$PROJ/inner" && git init -q "$PROJ/d/e/deep" && mkdir -p "$PROJ/sub" || exit 1
 expect_ok "grant moat's own directory, so that moat runs inside" "$MOAT" allow '*' "$MOAT_BUILD" --exec
 # Inside, the inner moat reads no config.zon (HOME's is refused to it).
 NOCFG=$HOME/.no-config
@@ -38,12 +38,21 @@ expect_out "--here in a subdirectory runs nested" '^ran-here'
 read_only "the outer root's hooks stay read-only from it"
 expect_no_out "with no warning, no refusal and no record of the root" failed "$NESTED_WARNING|$WRONG_CAUSE|cannot record"
 
-# A repository inside the root: its hooks are not the outer session's to
-# protect, and the warning says that, not that the kernel refused.
-run "$MOAT" run -- sh -c 'cd inner && env XDG_CONFIG_HOME="$1" "$0" run -- sh -c "echo ran-inner; echo x >../.git/hooks/pre-commit"' "$MOAT" "$NOCFG"
+# A repository inside the root, two levels down at most: the outer
+# session protects it too (tests/escape/nested-repos.sh), so no warning.
+run "$MOAT" run -- sh -c 'cd inner && env XDG_CONFIG_HOME="$1" "$0" run -- sh -c "echo ran-inner; echo x >.git/hooks/pre-commit"' "$MOAT" "$NOCFG"
 expect_out "a repository inside the root runs nested" '^ran-inner'
-expect_out "the warning names the inner repository's hooks, left writable by the outer session" \
-	"^moat: warning: this session is $NESTED_WARNING, .*'$(re_quote "$PROJ/inner/.git/hooks")'.* which that session does not bind read-only, stay as writable as they are there$"
+read_only "its hooks are read-only, kept so by the outer session"
+expect_no_out "and no warning says otherwise" failed "$NESTED_WARNING|$WRONG_CAUSE|stays? writable"
+[ ! -e inner/.git/hooks/pre-commit ] && ok "nothing was planted in the inner hooks" || not_ok "a hook was planted"
+
+# One deeper than the outer session looks: its hooks are not the outer
+# session's to protect, and the warning says that, not that the kernel
+# refused.
+run "$MOAT" run -- sh -c 'cd d/e/deep && env XDG_CONFIG_HOME="$1" "$0" run -- sh -c "echo ran-deep; echo x >$2/.git/hooks/pre-commit"' "$MOAT" "$NOCFG" "$PROJ"
+expect_out "a repository deep inside the root runs nested" '^ran-deep'
+expect_out "the warning names the deep repository's hooks, left writable by the outer session" \
+	"^moat: warning: this session is $NESTED_WARNING, .*'$(re_quote "$PROJ/d/e/deep/.git/hooks")'.* which that session does not bind read-only, stay as writable as they are there$"
 expect_no_out "and blames no kernel" failed "$WRONG_CAUSE"
 read_only "the outer root's hooks stay read-only from it"
 [ ! -e .git/hooks/pre-commit ] && ok "nothing was planted in the outer hooks" || not_ok "a hook was planted"

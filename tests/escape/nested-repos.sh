@@ -111,5 +111,13 @@ deep_planted() {
 known_breakage "a hook planted in a repository three levels below the root runs at the next commit" \
 	"moat looks for repositories two levels below the root; docs/security.md, Persistence" \
 	deep_planted
+newrepo "$PROJ/node_modules/pkg"
+modules_planted() {
+	run "$MOAT" run -- sh -c "$(plant node_modules/pkg)"
+	commit_runs "$PROJ" node_modules/pkg
+}
+known_breakage "a hook planted in a repository in node_modules runs at the next commit there" \
+	"moat does not look in node_modules; docs/security.md, Persistence" \
+	modules_planted
 
 done_testing

@@ -529,7 +529,10 @@ static int pump(int from, int to, struct half *h)
 		else if (n == 0)
 			h->eof = true;
 		else if (errno == EAGAIN)
-			h->full = pending(from) > 0;
+			/* Bytes that arrived after the splice look the same as a
+			 * full pipe; an empty pipe is never full, and taken for one
+			 * it would leave the connection watched for nothing. */
+			h->full = h->piped > 0 && pending(from) > 0;
 		else if (errno != EINTR)
 			return -1;
 	}

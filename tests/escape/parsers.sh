@@ -5,6 +5,7 @@
 # with the user's full rights. A damaged file must give an error (status
 # 125), never a crash, a hang or a wider sandbox; and nothing written there
 # may steer what the wrapper reads next or what runs unconfined.
+# kernel-independent: moat-wrapper's parsers, attacked before it confines itself.
 . "$(dirname "$0")/../lib.sh"
 
 KEY=$HOME/.ssh/id_rsa

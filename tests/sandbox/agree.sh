@@ -9,6 +9,7 @@
 # moat-wrapper copy every local shell runs (unconfined until it confines
 # itself) in the work tree's top, which every run started in that
 # subdirectory can rewrite.
+# kernel-independent: run, wrap, check and profile agree on one plan, made before the sandbox starts.
 . "$(dirname "$0")/../lib.sh"
 need git
 export GIT_AUTHOR_NAME=moat GIT_AUTHOR_EMAIL=moat@test GIT_COMMITTER_NAME=moat GIT_COMMITTER_EMAIL=moat@test

@@ -3,6 +3,7 @@
 # control characters or longer than PATH_MAX, shell directories without bin/
 # and unknown shell names. Each: a clear error, the right status, and the
 # command never runs unconfined.
+# kernel-independent: errors for bad paths and names, given before the sandbox starts.
 . "$(dirname "$0")/../lib.sh"
 
 expect_ok "moat wrap a shell" "$MOAT" wrap tools /usr/bin/cat /usr/bin/env /usr/bin/true

@@ -1,6 +1,7 @@
 # MOAT_CONFIRM=always asks for every binary, listed in .confirm or not (the
 # original's review of what a project runs); a .confirm entry naming a
 # shell makes a session with that shell ask.
+# kernel-independent: which tools ask, and what the prompt says.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || { skip "prerequisite: python3 missing (pseudo-terminal driver)"; done_testing; exit; }
 PTY=$MOAT_SRC/tests/pty-run.py

@@ -7,6 +7,7 @@
 # then, and where no place outside /tmp is at hand it says so and fails.
 #
 # Part of this world lives below /tmp on purpose (lib.sh keeps the rest out).
+# kernel-independent: what make demo prints.
 . "$(dirname "$0")/../lib.sh"
 
 DEMO=$MOAT_SRC/tests/demo.sh

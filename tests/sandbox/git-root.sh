@@ -3,6 +3,7 @@
 # the current directory. A linked work tree (`git worktree add`) whose git
 # directory lives in another repository gets what git needs there, never
 # that repository's hooks, config or work tree.
+# kernel-independent: where the root is, worked out from git's files before the sandbox starts.
 . "$(dirname "$0")/../lib.sh"
 need git
 export GIT_AUTHOR_NAME=moat GIT_AUTHOR_EMAIL=moat@test GIT_COMMITTER_NAME=moat GIT_COMMITTER_EMAIL=moat@test

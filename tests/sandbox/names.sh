@@ -5,6 +5,7 @@
 # UTF-8 as \xNN, whatever the locale. (The confirm prompt: confirm.sh; the
 # --trace report: tests/trace/report.sh.) Each case has a control showing
 # the raw bytes are really in the name.
+# kernel-independent: how moat prints names it did not choose.
 . "$(dirname "$0")/../lib.sh"
 
 C1=$'\xc2\x9b'   # CSI, U+009B, in UTF-8

@@ -1,6 +1,7 @@
 # `moat profile` keeps its columns with a long path (issue 39): the path
 # column is as wide as the longest path shown, so every row's access and
 # origin start where every other row's do.
+# kernel-independent: moat profile's layout.
 . "$(dirname "$0")/../lib.sh"
 
 LONG=$HOME/.local/share/a-rather-long-directory-name/with/levels/below/it

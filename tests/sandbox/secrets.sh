@@ -4,6 +4,7 @@
 # moat run, moat shell and wrapped tools; a name passed to one tool
 # (config.zon's .env, moat allow --env) reaches that tool and its children
 # only; values never show in anything moat prints.
+# kernel-independent: which variables reach a tool is moat's choice before exec.
 . "$(dirname "$0")/../lib.sh"
 CFG=$XDG_CONFIG_HOME/moat/config.zon
 mkdir -p "$(dirname "$CFG")"

@@ -4,6 +4,7 @@
 # sandbox refused: the same command under --trace, ready to paste. Not on
 # success, not after a failure with no such sign (issue 39), not without a
 # terminal, not with -q, not with .trace_hint = false.
+# kernel-independent: when moat prints the --trace hint.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || { skip "prerequisite: python3 missing (pseudo-terminal driver)"; done_testing; exit; }
 PTY=$MOAT_SRC/tests/pty-run.py

@@ -2,6 +2,7 @@
 # moat wrap warns when a binary lies where the sandbox will not let it run
 # (HOME outside the project, /tmp), and says how out; the warning is right:
 # the wrapper cannot run it until the hinted grant is given.
+# kernel-independent: moat wrap's warnings.
 . "$(dirname "$0")/../lib.sh"
 SH=$XDG_DATA_HOME/moat/shells/placed
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # moat-wrapper's environment: share/moat/env with $MOAT_ROOT expanded,
 # MOAT_ENV_<NAME>, MOAT_ENV_HOME (checked, created) and MOAT_JAILBREAK.
+# kernel-independent: the environment moat-wrapper builds before exec.
 . "$(dirname "$0")/../lib.sh"
 
 expect_ok "moat wrap a shell with an env file" "$MOAT" wrap tools --env GREETING=hello \

@@ -2,6 +2,7 @@
 # Broken shells: a missing, unreadable or malformed manifest, a name not in
 # it, entries that point nowhere or back at moat-wrapper, and moat wrap's own
 # refusals. Each: a clear error, the right status, nothing run or left over.
+# kernel-independent: broken manifests and moat wrap's refusals, judged before the sandbox starts.
 . "$(dirname "$0")/../lib.sh"
 
 export MOAT_ROOT=$PROJ

@@ -2,6 +2,7 @@
 # Real tools through moat-wrapper: multi-call binaries that dispatch on
 # argv[0] (clang++, busybox, python3 -> python3.X), compilers that find their
 # helpers from argv[0], and wrapped tools calling wrapped tools 20 deep.
+# kernel-independent: argv[0] dispatch, wrapped tools calling wrapped tools.
 . "$(dirname "$0")/../lib.sh"
 
 export MOAT_ROOT=$PROJ

@@ -613,7 +613,7 @@ static void on_event(struct proxy *px, struct epoll_event *ev)
 
 /* --- the process ------------------------------------------------------- */
 
-static int receive_listener(int chan)
+int proxy_take_listener(int chan)
 {
 	char data;
 	char control[CMSG_SPACE(sizeof(int))];
@@ -622,20 +622,20 @@ static int receive_listener(int chan)
 	                   .msg_iovlen = 1,
 	                   .msg_control = control,
 	                   .msg_controllen = sizeof(control)};
-	if (recvmsg(chan, &m, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
+	ssize_t n = recvmsg(chan, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	close(chan);
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+	if (n != 1 || !cm || cm->cmsg_type != SCM_RIGHTS)
 		return -1;
 	int fd;
 	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
 	return fd;
 }
 
-/* Nothing of moat's but the channel and the record: not the terminal,
+/* Nothing of moat's but the listener and the record: not the terminal,
  * not the caller's output (a `$(moat run ...)` would wait for it). Killed
  * with moat. */
-static void become_proxy(int *chan, int *log_fd)
+static void become_proxy(int *listener, int *log_fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_DUMPABLE, 0);
@@ -644,12 +644,12 @@ static void become_proxy(int *chan, int *log_fd)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	int c = fcntl(*chan, F_DUPFD_CLOEXEC, 100);
+	int c = fcntl(*listener, F_DUPFD_CLOEXEC, 100);
 	int l = *log_fd >= 0 ? fcntl(*log_fd, F_DUPFD_CLOEXEC, 100) : -1;
 	int null = openat(AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
 	for (int fd = 0; fd <= 2; fd++)
 		dup2(null, fd);
-	*chan = dup3(c, 3, O_CLOEXEC);
+	*listener = dup3(c, 3, O_CLOEXEC);
 	*log_fd = l >= 0 ? dup3(l, 4, O_CLOEXEC) : -1;
 	platform_close_from(l >= 0 ? 5 : 4);
 }
@@ -670,12 +670,13 @@ static size_t connections_allowed(void)
 	return n < MAX_CONNS ? (size_t)n : MAX_CONNS;
 }
 
-static void serve(const struct netpolicy *policy, int chan, int log_fd)
+static void serve(const struct netpolicy *policy, int listener, int log_fd)
 {
 	static struct proxy px;
-	px = (struct proxy){.policy = policy, .log = log_fd, .max_conns = connections_allowed()};
-	px.listener = receive_listener(chan);
-	close(chan);
+	px = (struct proxy){.policy = policy,
+	                    .listener = listener,
+	                    .log = log_fd,
+	                    .max_conns = connections_allowed()};
 	px.epoll = epoll_create1(EPOLL_CLOEXEC);
 	if (px.listener < 0 || px.epoll < 0)
 		_exit(1);
@@ -698,12 +699,12 @@ int proxy_channel(int chan[2])
 	return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan);
 }
 
-int proxy_start(const struct netpolicy *policy, int log_fd, int chan, pid_t *pid_out)
+int proxy_start(const struct netpolicy *policy, int log_fd, int listener, pid_t *pid_out)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
-		become_proxy(&chan, &log_fd);
-		serve(policy, chan, log_fd);
+		become_proxy(&listener, &log_fd);
+		serve(policy, listener, log_fd);
 	}
 	if (pid < 0)
 		return -1;

@@ -14,20 +14,26 @@
 #include "profile/netpolicy.h"
 
 /* In moat, before the session's supervisor: the channel the supervisor
- * sends the listening socket on (chan[0], proxy_hand_listener) and the
- * proxy takes it from (chan[1]): the socket pair holds it until then.
+ * sends the listening socket on (chan[0], proxy_hand_listener) and moat
+ * takes it from (chan[1], proxy_take_listener): the socket pair holds it
+ * until then.
  * 0, or -1 with both -1. */
 int proxy_channel(int chan[2]);
 
-/* In moat, once the session's tool runs: fork the proxy (*pid), which
- * takes its listening socket from chan. log_fd, when not -1, is where it
- * records each refused host (proxy_read_refusals). 0, or -1. */
-int proxy_start(const struct netpolicy *policy, int log_fd, int chan, pid_t *pid);
+/* In moat, once the session's tool runs: the listening socket the
+ * supervisor sent on chan (already there, so never waited for), or -1;
+ * chan is closed. */
+int proxy_take_listener(int chan);
+
+/* In moat, at the tool's first connection (listener readable): fork the
+ * proxy (*pid), which accepts on listener. log_fd, when not -1, is where
+ * it records each refused host (proxy_read_refusals). 0, or -1. */
+int proxy_start(const struct netpolicy *policy, int log_fd, int listener, pid_t *pid);
 
 /* In the supervisor, inside the session's network namespace: a listening
- * socket on 127.0.0.1, sent to the proxy over chan, which this closes.
- * The socket's port, or 0 when it could not be made or sent (the proxy
- * then exits). */
+ * socket on 127.0.0.1, sent to moat over chan, which this closes. The
+ * socket's port, or 0 when it could not be made or sent (no proxy then
+ * starts). */
 uint16_t proxy_hand_listener(int chan);
 
 /* In the tool's process: HTTP_PROXY and the other variables tools read to

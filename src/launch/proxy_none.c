@@ -11,9 +11,15 @@ int proxy_channel(int chan[2])
 	return -1;
 }
 
-int proxy_start(const struct netpolicy *policy, int log_fd, int chan, pid_t *pid)
+int proxy_take_listener(int chan)
 {
-	(void)policy, (void)log_fd, (void)chan, (void)pid;
+	close(chan);
+	return -1;
+}
+
+int proxy_start(const struct netpolicy *policy, int log_fd, int listener, pid_t *pid)
+{
+	(void)policy, (void)log_fd, (void)listener, (void)pid;
 	return -1;
 }
 

@@ -72,8 +72,12 @@ static void leave_raw(struct relay *r)
 
 int relay_open(struct relay *r, bool own_pty, struct error *err)
 {
-	*r = (struct relay){
-	    .master = -1, .slave = -1, .user_in = -1, .user_out = -1, .user_tty = -1};
+	*r = (struct relay){.master = -1,
+	                    .slave = -1,
+	                    .user_in = -1,
+	                    .user_out = -1,
+	                    .user_tty = -1,
+	                    .wake_fd = -1};
 	for (int fd = 0; fd <= 2 && own_pty; fd++) {
 		r->on_slave[fd] = isatty(fd);
 		if (r->on_slave[fd] && r->user_tty < 0)
@@ -242,21 +246,24 @@ static void close_master(struct relay *r)
 	r->master = -1;
 }
 
-void relay_until_event(struct relay *r, int events_fd, pid_t session_pid)
+bool relay_until_event(struct relay *r, int events_fd, pid_t session_pid)
 {
 	enter_raw(r);
 	for (;;) {
 		bool reading = r->master >= 0 && r->raw && r->user_in >= 0 && !r->npending;
-		struct pollfd p[4] = {
+		struct pollfd p[5] = {
 		    {.fd = events_fd, .events = POLLIN},
 		    {.fd = signal_pipe[0], .events = POLLIN},
 		    {.fd = r->master, .events = POLLIN | (r->npending ? POLLOUT : 0)},
 		    {.fd = reading ? r->user_in : -1, .events = POLLIN},
+		    {.fd = r->wake_fd, .events = POLLIN},
 		};
-		if (poll(p, 4, -1) < 0 && errno != EINTR)
-			return;
+		if (poll(p, 5, -1) < 0 && errno != EINTR)
+			return true;
 		if (p[0].revents)
-			return;
+			return true;
+		if (p[4].revents)
+			return false;
 		unsigned char sig;
 		if (p[1].revents & POLLIN)
 			while (read(signal_pipe[0], &sig, 1) == 1)

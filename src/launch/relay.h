@@ -29,6 +29,7 @@ struct relay {
 	bool saw_refusal;
 	char tail[15]; /* the last bytes shown, for words split between reads */
 	size_t ntail;
+	int wake_fd; /* readable, it ends relay_until_event too; -1 for none */
 };
 
 /* A pseudo-terminal like the user's (modes, window size), when any of
@@ -50,10 +51,11 @@ int relay_attach(struct relay *r);
 void relay_foreground(struct relay *r, pid_t tool);
 
 /* Relay until events_fd (the session's messages, launch/run.c) is readable
- * or closed. Signals sent to moat are passed on to session_pid. Works
- * without a pseudo-terminal too (r->master == -1): then it only waits and
- * passes signals on. */
-void relay_until_event(struct relay *r, int events_fd, pid_t session_pid);
+ * or closed (true), or r->wake_fd is readable (false: a hosts session's
+ * first connection waits on it). Signals sent to moat are passed on to
+ * session_pid. Works without a pseudo-terminal too (r->master == -1): then
+ * it only waits and passes signals on. */
+bool relay_until_event(struct relay *r, int events_fd, pid_t session_pid);
 
 /* The tool stopped (Ctrl-Z): give the user's terminal back, stop moat the
  * same way, and once continued take the terminal again. */

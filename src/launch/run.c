@@ -265,9 +265,9 @@ static void outlast_moat(int events)
 }
 
 /* The session's network: for off and hosts, a namespace of its own; for
- * hosts, a socket made inside it for moat's proxy (started by moat,
- * session_run), sent on the proxy's channel. Without the namespace the
- * proxy gets nothing and exits, and the port stays 0: sandbox_apply then
+ * hosts, a socket made inside it for moat's proxy (struct proxy_slot),
+ * sent to moat on the proxy's channel. Without the namespace moat gets
+ * nothing and starts no proxy, and the port stays 0: sandbox_apply then
  * refuses the hosts policy. */
 static void start_network(struct launch *l, int proxy)
 {
@@ -440,11 +440,49 @@ static void close_events(struct channels *ch)
 }
 
 /* moat's side: relay and wait for the supervisor's events. */
-static int follow(struct relay *r, pid_t pid, bool isolated, struct channels *ch, struct error *err)
+/* A hosts session's proxy (launch/proxy.h), forked by moat at the tool's
+ * first connection: until then the kernel queues it on the listener, which
+ * moat watches (relay_until_event's wake_fd). A session that connects
+ * nowhere forks none (on a machine where a fork costs a millisecond, that
+ * was most of what a hosts session added to `moat run`). In the host's
+ * network, outside the session's PID namespace, so the tool can neither
+ * see nor signal it; killed at the session's end, not waited for (on a
+ * loaded machine, waiting for one more process to be scheduled and torn
+ * down cost about 10 ms a session): init reaps it. */
+struct proxy_slot {
+	const struct launch *l;
+	int listener; /* moat's copy, until the proxy is forked; else -1 */
+	pid_t pid;    /* the proxy, or -1 */
+};
+
+static void fork_proxy(struct proxy_slot *px, struct relay *r)
+{
+	const struct launch *l = px->l;
+	proxy_start(&l->profile.net, l->net_log_fd > 0 ? l->net_log_fd : -1, px->listener,
+	            &px->pid);
+	close(px->listener);
+	px->listener = r->wake_fd = -1;
+}
+
+static void end_proxy(struct proxy_slot *px)
+{
+	if (px->listener >= 0)
+		close(px->listener);
+	if (px->pid <= 0)
+		return;
+	kill(px->pid, SIGKILL);
+	waitpid(px->pid, NULL, WNOHANG);
+}
+
+static int follow(struct relay *r, pid_t pid, bool isolated, struct channels *ch,
+                  struct proxy_slot *px, struct error *err)
 {
 	int wstatus = -1;
 	while (wstatus < 0) {
-		relay_until_event(r, ch->events[0], pid);
+		if (!relay_until_event(r, ch->events[0], pid)) {
+			fork_proxy(px, r);
+			continue;
+		}
 		struct event e;
 		struct error sent; /* taken only whole */
 		if (!read_whole(ch->events[0], &e, sizeof(e)))
@@ -514,35 +552,6 @@ static void warn_no_pid_namespace(const struct launch *l, int refused)
 	l->print_warnings(msg);
 }
 
-/* A hosts session's proxy, forked by moat: in the host's network, and
- * outside the session's PID namespace, so the tool can neither see nor
- * signal it, and the session's end does not wait for its exit (on a
- * loaded machine, waiting for one more process to be scheduled and torn
- * down cost `moat run` about 10 ms a session). Forked once the tool runs,
- * not before the supervisor: the fork, and the copies of the pages moat
- * and the supervisor write after it, are then off the session's start,
- * and the kernel queues the tool's first connections until the proxy
- * accepts. chan is closed either way. */
-static pid_t start_proxy(struct launch *l, int chan, bool started)
-{
-	pid_t pid = -1;
-	if (chan < 0)
-		return -1;
-	if (started)
-		proxy_start(&l->profile.net, l->net_log_fd > 0 ? l->net_log_fd : -1, chan, &pid);
-	close(chan);
-	return pid;
-}
-
-/* Killed, not waited for: moat exits next, and init reaps it. */
-static void end_proxy(pid_t pid)
-{
-	if (pid <= 0)
-		return;
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, WNOHANG);
-}
-
 /* A descriptor to a file outside would be a hole Landlock cannot close:
  * all from 3 up go, but the grants' held ones (the rules of the tool,
  * made before its exec) and the proxy's record of refusals, all
@@ -608,7 +617,10 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		wait_for_start(ch.events[0]);
 	launch_close_held(l);
 	platform_cpu_release();
-	pid_t proxy_pid = start_proxy(l, proxy[1], pid > 0);
+	struct proxy_slot px = {l, -1, -1};
+	if (proxy[1] >= 0)
+		px.listener = r.wake_fd =
+		    pid > 0 ? proxy_take_listener(proxy[1]) : (close(proxy[1]), -1);
 	if (pid > 0 && isolated)
 		launch_namespaces_worked(l);
 	else if (pid > 0)
@@ -620,11 +632,11 @@ int session_run(struct launch *l, char **argv, struct error *err)
 		relay_finish(&r);
 	} else {
 		/* It closes events[0], or leaves it to moat's exit. */
-		status = follow(&r, pid, isolated, &ch, err);
+		status = follow(&r, pid, isolated, &ch, &px, err);
 		l->saw_refusal = r.saw_refusal;
 		close(ch.control[1]);
 	}
-	end_proxy(proxy_pid);
+	end_proxy(&px);
 	lockwatch_end(&locks, &l->profile, &l->protected_written);
 	struct strbuf planted = STRBUF_INIT;
 	plantwatch_end(&watch, &planted);

@@ -117,9 +117,29 @@ run "$MOAT" run --net localhost -- "$PY" -c "import socket; socket.socket(socket
 ran_and_failed && grep -qiE "permission denied|not permitted" "$T/.err" &&
 	ok "packet sockets stay refused (the off mode's filter)" || { not_ok "packet sockets stay refused" && _show; }
 
-# The proxy ends with the session.
+# The proxy starts at the session's first connection (a session that
+# connects nowhere forks none: bench/run's hosts row), and ends with the
+# session. The tool and the test take turns through files in the project.
+# moat_children: how many processes moat (pid $1) has, the supervisor and
+# the proxy.
+moat_children() { pgrep -P "$1" | wc -l; }
+await() { for _ in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+rm -f idle go connected done
+"$MOAT" run --net localhost -- sh -c 'touch idle; until [ -e go ]; do sleep 0.05; done
+	curl -s --max-time 10 -x "$HTTP_PROXY" http://other.test/ >/dev/null; touch connected
+	until [ -e done ]; do sleep 0.05; done' >"$T/.lazy" 2>&1 &
+lazy=$!
+await idle && n_idle=$(moat_children $lazy) && touch go && await connected && n_used=$(moat_children $lazy)
+touch done
+wait $lazy
+[ "${n_idle:-}" = 1 ] && [ "${n_used:-}" = 2 ] &&
+	ok "a hosts session forks its proxy at its first connection, not before" ||
+	{ not_ok "the proxy is forked at the first connection" && echo "# children: idle ${n_idle:-?}, connected ${n_used:-?}" && sed 's/^/#   /' "$T/.lazy"; }
 run "$MOAT" run --net localhost -- true
 [ "$rc" = 0 ] && ok "a hosts session runs" || { not_ok "a hosts session runs" && _show; }
+run "$MOAT" run --net localhost -- sh -c 'curl -s --max-time 10 -x "$HTTP_PROXY" http://other.test/; exit 0'
+[ "$rc" = 0 ] && grep -q "not in this session.s network policy" "$T/.out" && ok "a hosts session that connected, its proxy answering, runs" ||
+	{ not_ok "a hosts session whose proxy answered runs" && _show; }
 left=$(left_behind "$(re_quote "$MOAT") run --net localhost")
 [ -z "$left" ] && ok "nothing of it is left behind: the proxy died with it" ||
 	{ not_ok "the proxy died with the session" && echo "# left: $left"; }

@@ -263,20 +263,22 @@ int fs_lock_beside(const char *path, struct error *err)
 	return fd;
 }
 
+/* The deepest first: where the parents are there (most calls, and every
+ * grant a session binds into its private /tmp after the first), one
+ * mkdir, not one a level. */
 int fs_mkdir_p(const char *path, mode_t mode, struct error *err)
 {
-	cleanup_free char *p = xstrdup(path);
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char saved = *s;
-		*s = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return error_errno(err, "cannot create directory '%s'", p);
-		*s = saved;
-		if (!saved)
-			break;
+	if (mkdir(path, mode) == 0)
+		return 0;
+	if (errno == ENOENT) {
+		cleanup_free char *parent = path_dirname(path);
+		if (strcmp(parent, path) != 0 && fs_mkdir_p(parent, mode, err) < 0)
+			return -1;
+		if (mkdir(path, mode) == 0)
+			return 0;
 	}
+	if (errno != EEXIST)
+		return error_errno(err, "cannot create directory '%s'", path);
 	if (!fs_is_dir(path))
 		return error_set(err, "cannot create directory '%s': %s", path, strerror(ENOTDIR));
 	return 0;

@@ -230,10 +230,15 @@ static int make_mount_point(const char *path, int fd, struct error *err)
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		return error_errno(err, "cannot stat '%s'", path);
-	cleanup_free char *parent = path_dirname(path);
-	if (fs_mkdir_p(parent, 0755, err) < 0)
-		return -1;
+	/* Made at once where its parent is there already (one grant after
+	 * another in the same directory), else after its parents. */
 	int rc = S_ISDIR(st.st_mode) ? mkdir(path, 0755) : mknod(path, S_IFREG | 0600, 0);
+	if (rc < 0 && errno == ENOENT) {
+		cleanup_free char *parent = path_dirname(path);
+		if (fs_mkdir_p(parent, 0755, err) < 0)
+			return -1;
+		rc = S_ISDIR(st.st_mode) ? mkdir(path, 0755) : mknod(path, S_IFREG | 0600, 0);
+	}
 	if (rc < 0 && errno != EEXIST)
 		return error_errno(err, "cannot make a mount point at '%s'", path);
 	return 0;

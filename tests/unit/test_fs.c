@@ -1,8 +1,9 @@
-/* base/fs.c: whole-file reads. */
+/* base/fs.c: whole-file reads; fs_mkdir_p. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -94,6 +95,34 @@ static void test_sized_reads(void)
 #endif
 }
 
+/* fs_mkdir_p makes every missing level, takes one that is there, and
+ * refuses a file in the way, naming it. */
+static void test_mkdir_p(void)
+{
+	char *deep = NULL, *file = NULL, *under = NULL;
+	if (asprintf(&deep, "%s/a/b//c/d", dir) < 0 || asprintf(&file, "%s/a/f", dir) < 0 ||
+	    asprintf(&under, "%s/a/f/g", dir) < 0)
+		abort();
+	struct error err = {0};
+	struct stat st;
+	CHECK(fs_mkdir_p(deep, 0755, &err) == 0 && stat(deep, &st) == 0 && S_ISDIR(st.st_mode),
+	      "fs_mkdir_p makes four missing levels");
+	CHECK(fs_mkdir_p(deep, 0755, &err) == 0, "and takes them when they are there");
+	CHECK(fs_mkdir_p(dir, 0755, &err) == 0 && fs_mkdir_p("/", 0755, &err) == 0,
+	      "and the test's own directory, and /");
+	FILE *f = fopen(file, "w");
+	fclose(f);
+	CHECK(fs_mkdir_p(file, 0755, &err) < 0 && strstr(err.msg, "/a/f'"),
+	      "a file where a directory should be is an error naming it");
+	err = (struct error){0};
+	CHECK(fs_mkdir_p(under, 0755, &err) < 0 && strstr(err.msg, "/a/f"),
+	      "and so is a path through a file");
+	char *cmd = NULL;
+	if (asprintf(&cmd, "rm -rf '%s/a'", dir) < 0 || system(cmd) != 0)
+		abort();
+	free(cmd), free(deep), free(file), free(under);
+}
+
 int main(void)
 {
 #ifdef __GLIBC__
@@ -106,6 +135,7 @@ int main(void)
 	test_empty_file();
 	test_small_file();
 	test_sized_reads();
+	test_mkdir_p();
 	rmdir(dir);
 	return tap_done();
 }

@@ -640,6 +640,12 @@ static void become_proxy(int *listener, int *log_fd)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_DUMPABLE, 0);
 	setpgid(0, 0); /* out of the terminal's signals: ^C is the tool's */
+	/* moat's handlers (the relay's) write to a pipe closed below, whose
+	 * number an accepted socket may take: a `pkill moat` would write a byte
+	 * into a tunnel and leave the proxy running. The defaults, before the
+	 * signals are let through. */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

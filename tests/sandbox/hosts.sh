@@ -130,11 +130,21 @@ rm -f idle go connected done
 	until [ -e done ]; do sleep 0.05; done' >"$T/.lazy" 2>&1 &
 lazy=$!
 await idle && n_idle=$(moat_children $lazy) && touch go && await connected && n_used=$(moat_children $lazy)
+# The proxy takes a signal as any process does: moat's own handlers (the
+# terminal relay's) wrote to a pipe the proxy had closed, whose number an
+# accepted socket could take, and kept it alive through `pkill moat`.
+proxy=$(pgrep -n -P $lazy)
+kill -TERM "$proxy" 2>/dev/null
+for _ in $(seq 50); do [ -d "/proc/$proxy" ] && [ "$(awk '{print $3}' "/proc/$proxy/stat" 2>/dev/null)" != Z ] || break; sleep 0.02; done
+state=$(awk '{print $3}' "/proc/$proxy/stat" 2>/dev/null)
 touch done
 wait $lazy
 [ "${n_idle:-}" = 1 ] && [ "${n_used:-}" = 2 ] &&
 	ok "a hosts session forks its proxy at its first connection, not before" ||
 	{ not_ok "the proxy is forked at the first connection" && echo "# children: idle ${n_idle:-?}, connected ${n_used:-?}" && sed 's/^/#   /' "$T/.lazy"; }
+[ -n "$proxy" ] && { [ -z "$state" ] || [ "$state" = Z ]; } &&
+	ok "SIGTERM ends the proxy, as it would any process" ||
+	{ not_ok "SIGTERM ends the proxy" && echo "# proxy ${proxy:-not found}, state ${state:-gone}"; }
 run "$MOAT" run --net localhost -- true
 [ "$rc" = 0 ] && ok "a hosts session runs" || { not_ok "a hosts session runs" && _show; }
 run "$MOAT" run --net localhost -- sh -c 'curl -s --max-time 10 -x "$HTTP_PROXY" http://other.test/; exit 0'

@@ -439,7 +439,6 @@ static void close_events(struct channels *ch)
 	ch->events[0] = -1;
 }
 
-/* moat's side: relay and wait for the supervisor's events. */
 /* A hosts session's proxy (launch/proxy.h), forked by moat at the tool's
  * first connection: until then the kernel queues it on the listener, which
  * moat watches (relay_until_event's wake_fd). A session that connects
@@ -474,6 +473,7 @@ static void end_proxy(struct proxy_slot *px)
 	waitpid(px->pid, NULL, WNOHANG);
 }
 
+/* moat's side: relay and wait for the supervisor's events. */
 static int follow(struct relay *r, pid_t pid, bool isolated, struct channels *ch,
                   struct proxy_slot *px, struct error *err)
 {

@@ -142,7 +142,9 @@ wait $lazy
 [ "${n_idle:-}" = 1 ] && [ "${n_used:-}" = 2 ] &&
 	ok "a hosts session forks its proxy at its first connection, not before" ||
 	{ not_ok "the proxy is forked at the first connection" && echo "# children: idle ${n_idle:-?}, connected ${n_used:-?}" && sed 's/^/#   /' "$T/.lazy"; }
-[ -n "$proxy" ] && { [ -z "$state" ] || [ "$state" = Z ]; } &&
+# (Only once the proxy is known to be the newest child: else it names the
+# supervisor.)
+[ "${n_used:-}" = 2 ] && [ -n "$proxy" ] && { [ -z "$state" ] || [ "$state" = Z ]; } &&
 	ok "SIGTERM ends the proxy, as it would any process" ||
 	{ not_ok "SIGTERM ends the proxy" && echo "# proxy ${proxy:-not found}, state ${state:-gone}"; }
 run "$MOAT" run --net localhost -- true
